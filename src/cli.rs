@@ -1,0 +1,197 @@
+//! Command-line definitions (clap derive).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use serde::Deserialize;
+
+const EXAMPLES: &str = "\
+Examples:
+  Copy two topics once, up to their current end, and exit:
+    kreplicate --from prod --to dr --topics orders,payments --until-caught-up
+
+  Copy every topic matching a regex under a new name, continuously:
+    kreplicate --from 10.0.0.1:9092 --to 10.1.0.1:9092 --topics '^orders\\..*' --rename 'backup.{topic}'
+
+  Cron, every 10 minutes (exit 0 done, 1 replication failed, 2 usage/config error):
+    */10 * * * * kreplicate --from prod --to dr --topics orders --until-caught-up --json >>/var/log/kreplicate.json
+
+  Try it without Kafka:
+    kreplicate demo";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "kreplicate",
+    about = "Copy Kafka topics from one cluster to another without losing data",
+    after_help = EXAMPLES,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    #[command(flatten)]
+    pub copy: CopyArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Replicate sample records between two in-process mock clusters, with a broker fault
+    /// injected mid-run, and check that every record arrived (no Kafka needed)
+    Demo(DemoArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Delivery guarantee to demonstrate
+    #[arg(long, value_enum, default_value_t = Guarantee::AtLeastOnce)]
+    pub guarantee: Guarantee,
+
+    /// Number of sample records
+    #[arg(long, default_value_t = 3000)]
+    pub records: usize,
+
+    /// Print the summary as one JSON object on stdout
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Default, Args)]
+pub struct CopyArgs {
+    /// Source cluster: a name from the config file, or host:port[,host:port]
+    #[arg(long, value_name = "CLUSTER")]
+    pub from: Option<String>,
+
+    /// Target cluster: a name from the config file, or host:port[,host:port]
+    #[arg(long, value_name = "CLUSTER")]
+    pub to: Option<String>,
+
+    /// Topics to copy: a comma list, or a regex when it starts with '^' (resolved at start;
+    /// internal topics '__*' never match a regex)
+    #[arg(long, value_name = "LIST|^REGEX")]
+    pub topics: Option<String>,
+
+    /// Delivery guarantee [default: at-least-once]
+    #[arg(long, value_enum)]
+    pub guarantee: Option<Guarantee>,
+
+    /// Target topic name; {topic} stands for the source topic's name [default: {topic}]
+    #[arg(long, value_name = "TEMPLATE")]
+    pub rename: Option<String>,
+
+    /// YAML config file [default: $XDG_CONFIG_HOME/kreplicate/config.yaml]
+    #[arg(long, value_name = "FILE", env = crate::config::CONFIG_ENV)]
+    pub config: Option<PathBuf>,
+
+    /// Source consumer group holding the committed positions [default: kreplicate.<TO>]
+    #[arg(long, value_name = "ID")]
+    pub group: Option<String>,
+
+    /// Copy up to the end of every partition as seen at start, commit, and exit 0
+    #[arg(long)]
+    pub until_caught_up: bool,
+
+    /// Print one JSON summary object on stdout at exit (human output stays on stderr)
+    #[arg(long)]
+    pub json: bool,
+
+    /// Where a group with no committed position starts [default: earliest]
+    #[arg(long, value_enum)]
+    pub start: Option<StartPosition>,
+
+    /// What to do when a committed position lies outside the source log (retention, a
+    /// recreated topic): fail, or skip to the earliest or latest record [default: fail]
+    #[arg(long, value_enum)]
+    pub on_gap: Option<GapPolicy>,
+
+    /// Create missing target topics with the source's partition count
+    #[arg(long)]
+    pub create_topics: bool,
+
+    /// Replication factor for topics made by --create-topics [default: the broker's]
+    #[arg(long, value_name = "N")]
+    pub replication_factor: Option<i32>,
+
+    /// Longest wait for one record's acknowledgement by the target before the run fails
+    /// (e.g. 500ms, 30s, 2m) [default: 2m]
+    #[arg(long, value_name = "DURATION")]
+    pub delivery_timeout: Option<String>,
+
+    /// Longest wait for a broker request at start (metadata, topic checks) [default: 30s]
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<String>,
+
+    /// How often verified positions are committed to the source group [default: 5s]
+    #[arg(long, value_name = "DURATION")]
+    pub commit_interval: Option<String>,
+
+    /// librdkafka property for the source consumer (repeatable), e.g. -X fetch.max.bytes=1048576
+    #[arg(short = 'X', long = "from-property", value_name = "KEY=VALUE")]
+    pub from_property: Vec<String>,
+
+    /// librdkafka property for the target producer (repeatable), e.g. --to-property linger.ms=20
+    #[arg(long = "to-property", value_name = "KEY=VALUE")]
+    pub to_property: Vec<String>,
+}
+
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Guarantee {
+    /// Fastest: offsets are committed as records are read; records may be lost on failure
+    None,
+    /// Commit only what the target acknowledged; duplicates possible after a failure
+    #[default]
+    AtLeastOnce,
+    /// Transactional copy with positions kept on the target (not yet available)
+    ExactlyOnce,
+}
+
+impl Guarantee {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Guarantee::None => "none",
+            Guarantee::AtLeastOnce => "at-least-once",
+            Guarantee::ExactlyOnce => "exactly-once",
+        }
+    }
+}
+
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StartPosition {
+    /// The oldest record still in the source
+    #[default]
+    Earliest,
+    /// Only records written after the run starts
+    Latest,
+}
+
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GapPolicy {
+    /// Stop with exit 1 and name the partition and offsets
+    #[default]
+    Fail,
+    /// Continue from the oldest record still in the source
+    Earliest,
+    /// Continue from the newest record of the source
+    Latest,
+}
+
+/// `--version` text: ours and the librdkafka we are built with.
+pub fn long_version() -> String {
+    let (_, rdkafka) = rdkafka::util::get_rdkafka_version();
+    format!("{} (librdkafka {rdkafka})", env!("CARGO_PKG_VERSION"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn verify_cli() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,170 @@
+//! librdkafka client configs per guarantee: user properties first, then the settings the
+//! guarantee depends on, so a passthrough property can never undo them.
+
+use rdkafka::config::ClientConfig;
+use rdkafka::error::KafkaError;
+
+use crate::cli::Guarantee;
+use crate::config::{ClusterSpec, RunOptions};
+use crate::error::Error;
+
+/// Keys the user may not set on the source consumer, and the flag to use instead.
+const CONSUMER_OWNED: &[(&str, &str)] = &[
+    ("bootstrap.servers", "--from"),
+    ("metadata.broker.list", "--from"),
+    ("group.id", "--group"),
+    ("auto.offset.reset", "--start / --on-gap"),
+    ("enable.partition.eof", "nothing (kreplicate needs it to detect the end)"),
+];
+
+/// Keys the user may not set on the target producer, and the flag to use instead.
+const PRODUCER_OWNED: &[(&str, &str)] = &[
+    ("bootstrap.servers", "--to"),
+    ("metadata.broker.list", "--to"),
+    ("message.timeout.ms", "--delivery-timeout"),
+    ("delivery.timeout.ms", "--delivery-timeout"),
+];
+
+/// `(key, required value)` the at-least-once consumer depends on.
+const ALO_CONSUMER: &[(&str, &str)] = &[
+    ("enable.auto.commit", "false"),
+    ("enable.auto.offset.store", "false"),
+];
+
+/// `(key, required value)` the at-least-once producer depends on.
+const ALO_PRODUCER: &[(&str, &str)] = &[("enable.idempotence", "true"), ("acks", "all")];
+
+fn same_value(key: &str, user: &str, required: &str) -> bool {
+    let user = user.trim().to_ascii_lowercase();
+    match key {
+        "acks" | "request.required.acks" => user == "all" || user == "-1",
+        _ => user == required,
+    }
+}
+
+fn check(
+    spec: &ClusterSpec,
+    side: &str,
+    flag: &str,
+    owned: &[(&str, &str)],
+    safe: &[(&str, &str)],
+    guarantee: Guarantee,
+) -> Result<(), Error> {
+    for (key, value) in &spec.properties {
+        if let Some((_, instead)) = owned.iter().find(|(k, _)| k == key) {
+            return Err(Error::usage(format!(
+                "{side} property '{key}' (from {flag} or the config file) is set by kreplicate: use {instead}"
+            )));
+        }
+        let key_norm = if key == "request.required.acks" { "acks" } else { key.as_str() };
+        if let Some((_, required)) = safe.iter().find(|(k, _)| *k == key_norm) {
+            if !same_value(key_norm, value, required) {
+                return Err(Error::usage(format!(
+                    "{side} property '{key}={value}' (from {flag} or the config file) would break the {} guarantee: remove it",
+                    guarantee.as_str()
+                )));
+            }
+        }
+        if key == "transactional.id" {
+            return Err(Error::usage(format!(
+                "{side} property 'transactional.id' (from {flag} or the config file) is not allowed: kreplicate manages transactions itself"
+            )));
+        }
+        if key == "partition.assignment.strategy" && value.contains("cooperative") {
+            return Err(Error::usage(format!(
+                "{side} property '{key}={value}': the cooperative protocol is not supported; use range or roundrobin"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The user's properties, then the cluster's address.
+fn apply_cluster(c: &mut ClientConfig, spec: &ClusterSpec) {
+    for (k, v) in &spec.properties {
+        c.set(k, v);
+    }
+    c.set("bootstrap.servers", &spec.bootstrap);
+}
+
+/// The source consumer.
+pub fn consumer_config(opts: &RunOptions) -> Result<ClientConfig, Error> {
+    let safe: &[(&str, &str)] = match opts.guarantee {
+        Guarantee::None => &[],
+        _ => ALO_CONSUMER,
+    };
+    check(&opts.from, "source", "--from-property", CONSUMER_OWNED, safe, opts.guarantee)?;
+    let mut c = ClientConfig::new();
+    // Defaults that bound memory; the user may change them.
+    c.set("queued.max.messages.kbytes", "32768");
+    apply_cluster(&mut c, &opts.from);
+    c.set("group.id", &opts.group);
+    c.set("enable.partition.eof", "true");
+    // Where to start without a committed position is decided explicitly on assign; this
+    // only applies when a committed position is outside the log (a source gap).
+    c.set(
+        "auto.offset.reset",
+        match opts.on_gap {
+            crate::cli::GapPolicy::Fail => "error",
+            crate::cli::GapPolicy::Earliest => "earliest",
+            crate::cli::GapPolicy::Latest => "latest",
+        },
+    );
+    match opts.guarantee {
+        Guarantee::None => {
+            // Offsets are stored as records are read and committed in the background.
+            c.set("enable.auto.commit", "true");
+            c.set("enable.auto.offset.store", "true");
+        }
+        _ => {
+            for (k, v) in ALO_CONSUMER {
+                c.set(*k, *v);
+            }
+        }
+    }
+    Ok(c)
+}
+
+/// The target producer.
+pub fn producer_config(opts: &RunOptions) -> Result<ClientConfig, Error> {
+    let safe: &[(&str, &str)] = match opts.guarantee {
+        Guarantee::None => &[],
+        _ => ALO_PRODUCER,
+    };
+    check(&opts.to, "target", "--to-property", PRODUCER_OWNED, safe, opts.guarantee)?;
+    let mut c = ClientConfig::new();
+    // Defaults for throughput and bounded memory; the user may change them.
+    c.set("linger.ms", "5");
+    c.set("queue.buffering.max.kbytes", "65536");
+    c.set("enable.idempotence", "true");
+    apply_cluster(&mut c, &opts.to);
+    c.set(
+        "message.timeout.ms",
+        opts.delivery_timeout.as_millis().to_string(),
+    );
+    if opts.guarantee != Guarantee::None {
+        for (k, v) in ALO_PRODUCER {
+            c.set(*k, *v);
+        }
+    }
+    Ok(c)
+}
+
+/// A plain client for metadata and admin requests on one cluster.
+pub fn admin_config(spec: &ClusterSpec) -> ClientConfig {
+    let mut c = ClientConfig::new();
+    apply_cluster(&mut c, spec);
+    c
+}
+
+/// Turns a client-creation error into one usage line naming the property (never its value,
+/// which may be a secret).
+pub fn creation_error(side: &str, e: KafkaError) -> Error {
+    match e {
+        KafkaError::ClientConfig(_, desc, key, _) => {
+            Error::usage(format!("{side} property '{key}': {desc}"))
+        }
+        KafkaError::ClientCreation(msg) => Error::usage(format!("{side} client: {msg}")),
+        other => Error::usage(format!("{side} client: {other}")),
+    }
+}

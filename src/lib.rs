@@ -1,0 +1,156 @@
+//! kreplicate: copy Kafka topics between clusters with a delivery contract.
+//!
+//! The binary is a thin wrapper over [`run_cli`]; tests drive [`pipeline::Replicator`]
+//! directly or the built binary.
+
+pub mod cli;
+pub mod config;
+pub mod demo;
+pub mod error;
+pub mod kafka;
+pub mod mock;
+pub mod offsets;
+pub mod pipeline;
+
+use std::ffi::OsString;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use clap::{CommandFactory, FromArgMatches};
+
+use cli::{Cli, Command};
+use error::{Error, EXIT_INTERRUPTED};
+use pipeline::{Progress, Replicator, Summary};
+
+/// Parses arguments, runs, prints, and returns the process exit code.
+pub fn run_cli<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::command()
+        .version(cli::long_version())
+        .try_get_matches_from(args)
+        .and_then(|m| Cli::from_arg_matches(&m))
+    {
+        Ok(cli) => cli,
+        Err(e) => return clap_error(e),
+    };
+    let result = match &cli.command {
+        Some(Command::Demo(args)) => run_demo(args),
+        None => run_copy(&cli.copy),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("kreplicate: error: {e}");
+            e.exit_code()
+        }
+    }
+}
+
+/// clap prints help and version itself; errors become one line and exit 2.
+fn clap_error(e: clap::Error) -> i32 {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            0
+        }
+        _ => {
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("bad arguments");
+            let first = first.strip_prefix("error: ").unwrap_or(first);
+            eprintln!("kreplicate: error: {first} (see kreplicate --help)");
+            2
+        }
+    }
+}
+
+fn run_demo(args: &cli::DemoArgs) -> Result<i32, Error> {
+    let (summary, ok) = demo::run(args)?;
+    if args.json {
+        print_json(&summary);
+    }
+    Ok(if ok { 0 } else { 1 })
+}
+
+fn run_copy(args: &cli::CopyArgs) -> Result<i32, Error> {
+    let (path, required) = config::config_path(args.config.as_deref());
+    let file = config::load_file(path.as_deref(), required)?;
+    let opts = config::resolve(args, &file)?;
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .map_err(|e| Error::failed(format!("cannot start the runtime: {e}")))?;
+    let stop = Arc::new(AtomicBool::new(false));
+    runtime.block_on(async {
+        watch_signals(stop.clone())?;
+        let progress = Arc::new(Progress::default());
+        // librdkafka calls block: keep them off the async workers.
+        let summary = tokio::task::spawn_blocking(move || -> Result<Summary, Error> {
+            let replicator = Replicator::prepare(&opts, progress)?;
+            Ok(replicator.run(&stop))
+        })
+        .await
+        .map_err(|e| Error::failed(format!("the replication thread failed: {e}")))??;
+        report(&summary, args.json);
+        Ok(summary.exit_code())
+    })
+}
+
+/// First SIGINT/SIGTERM: stop consuming, flush, verify, commit. Second: exit 130 at once,
+/// committing nothing more.
+fn watch_signals(stop: Arc<AtomicBool>) -> Result<(), Error> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut int = signal(SignalKind::interrupt())
+        .map_err(|e| Error::failed(format!("cannot watch SIGINT: {e}")))?;
+    let mut term = signal(SignalKind::terminate())
+        .map_err(|e| Error::failed(format!("cannot watch SIGTERM: {e}")))?;
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                _ = int.recv() => {}
+                _ = term.recv() => {}
+            }
+            if stop.swap(true, Ordering::SeqCst) {
+                eprintln!("kreplicate: second signal: exiting now without committing");
+                std::process::exit(EXIT_INTERRUPTED);
+            }
+            eprintln!("kreplicate: stopping: flushing, verifying and committing (signal again to exit at once)");
+        }
+    });
+    Ok(())
+}
+
+fn report(summary: &Summary, json: bool) {
+    let committed = summary
+        .partitions
+        .iter()
+        .filter(|p| p.committed.is_some())
+        .count();
+    eprintln!(
+        "kreplicate: {}: copied {} records ({:.1} MB) in {:.1} s with --guarantee {}; committed positions for {committed} of {} partitions",
+        summary.status,
+        summary.records,
+        summary.bytes as f64 / 1e6,
+        summary.seconds,
+        summary.guarantee,
+        summary.partitions.len()
+    );
+    if let Some(e) = &summary.error {
+        eprintln!("kreplicate: error: {e}");
+    }
+    if json {
+        print_json(summary);
+    }
+}
+
+fn print_json(summary: &Summary) {
+    match serde_json::to_string(summary) {
+        Ok(s) => println!("{s}"),
+        Err(e) => eprintln!("kreplicate: error: cannot write the JSON summary: {e}"),
+    }
+}

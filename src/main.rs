@@ -1,0 +1,3 @@
+fn main() {
+    std::process::exit(kreplicate::run_cli(std::env::args_os()));
+}
