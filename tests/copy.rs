@@ -1,0 +1,108 @@
+//! End to end through the built binary on two tansu brokers: a faithful copy.
+
+use crate::common::{self, Tansu};
+use crate::kr::{self, FAST_GROUP};
+
+fn args<'a>(a: &'a Tansu, b: &'a Tansu, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut v = vec!["--from", a.bootstrap.as_str(), "--to", b.bootstrap.as_str()];
+    v.extend_from_slice(&FAST_GROUP);
+    v.extend_from_slice(extra);
+    v
+}
+
+#[test]
+fn faithful_copy_of_several_topics_until_caught_up_then_nothing() {
+    let a = Tansu::start("copy-a");
+    let b = Tansu::start("copy-b");
+    let topics = [("orders", 3, 900), ("payments", 2, 301)];
+    for (t, parts, n) in topics {
+        common::create_topic(&a.bootstrap, t, parts);
+        common::produce(&a.bootstrap, t, &kr::records(n, parts, t));
+    }
+    // One target topic exists with more partitions than needed, one is created by the run.
+    common::create_topic(&b.bootstrap, "orders", 4);
+
+    let run = kr::run(&args(
+        &a,
+        &b,
+        &["--topics", "orders,payments", "--until-caught-up", "--create-topics", "--json"],
+    ));
+    assert_eq!(run.code, 0, "{run:?}");
+    let json = run.json();
+    assert_eq!(json["records"], 1201, "{json}");
+    assert_eq!(json["guarantee"], "at-least-once");
+    assert_eq!(json["status"], "ok");
+    assert!(json["bytes"].as_u64().unwrap() > 0);
+    assert!(json["seconds"].as_f64().is_some());
+    assert_eq!(json["partitions"].as_array().unwrap().len(), 5);
+
+    for (t, parts, n) in topics {
+        let src = common::read_all(&a.bootstrap, t);
+        let dst = common::read_all(&b.bootstrap, t);
+        assert_eq!(dst.len(), n, "{t}: every record, no duplicates on a clean run");
+        for p in 0..parts {
+            assert_eq!(kr::partition(&dst, p), kr::partition(&src, p), "{t}[{p}]");
+        }
+        // The default group is named after the target.
+        let group = format!("kreplicate.{}", b.bootstrap.replace(':', "_"));
+        let committed = common::committed(&a.bootstrap, &group, t, parts);
+        for p in 0..parts {
+            let end = src.iter().filter(|g| g.partition == p).map(|g| g.offset + 1).max().unwrap();
+            assert_eq!(committed[p as usize], end, "{t}[{p}] committed position");
+        }
+    }
+
+    // A second run finds nothing new.
+    let again = kr::run(&args(&a, &b, &["--topics", "orders,payments", "--until-caught-up", "--json"]));
+    assert_eq!(again.code, 0, "{again:?}");
+    assert_eq!(again.json()["records"], 0);
+    assert_eq!(common::read_all(&b.bootstrap, "orders").len(), 900);
+}
+
+#[test]
+fn regex_selection_with_rename_skips_internal_topics() {
+    let a = Tansu::start("regex-a");
+    let b = Tansu::start("regex-b");
+    for t in ["app.clicks", "app.views", "__app.internal", "other"] {
+        common::create_topic(&a.bootstrap, t, 2);
+        common::produce(&a.bootstrap, t, &kr::records(40, 2, t));
+    }
+    let run = kr::run(&args(
+        &a,
+        &b,
+        &[
+            "--topics",
+            "^.*app.*",
+            "--rename",
+            "backup.{topic}",
+            "--create-topics",
+            "--until-caught-up",
+            "--json",
+        ],
+    ));
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.json()["records"], 80);
+    for t in ["app.clicks", "app.views"] {
+        let target = format!("backup.{t}");
+        assert_eq!(common::partition_count(&b.bootstrap, &target), 2);
+        kr::assert_complete(&a.bootstrap, &b.bootstrap, t, &target, 2);
+    }
+    let md_topics = crate::kr::topics(&b.bootstrap);
+    assert!(
+        !md_topics.iter().any(|t| t.contains("internal") || t.contains("other")),
+        "internal and unmatched topics must not be copied: {md_topics:?}"
+    );
+}
+
+#[test]
+fn copy_within_one_cluster_under_a_new_name() {
+    let a = Tansu::start("same-a");
+    common::create_topic(&a.bootstrap, "events", 2);
+    common::produce(&a.bootstrap, "events", &kr::records(50, 2, "e"));
+    let mut v = vec!["--from", a.bootstrap.as_str(), "--to", a.bootstrap.as_str()];
+    v.extend_from_slice(&FAST_GROUP);
+    v.extend_from_slice(&["--topics", "events", "--rename", "events.copy", "--create-topics", "--until-caught-up"]);
+    let run = kr::run(&v);
+    assert_eq!(run.code, 0, "{run:?}");
+    kr::assert_complete(&a.bootstrap, &a.bootstrap, "events", "events.copy", 2);
+}

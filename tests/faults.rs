@@ -1,0 +1,188 @@
+//! Faults on the target: injected produce errors, a broker going down, a slow broker (mock
+//! cluster), and the seed's scenario: a frozen target broker (tansu, `kill -STOP`).
+//! In every case the committed source positions are checked against what the target holds,
+//! and a rerun completes the copy.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use kreplicate::mock::MockKafka;
+use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
+
+use crate::common::{self, Tansu};
+use crate::kr::{self, FAST_GROUP};
+
+const TOPIC: &str = "t";
+const PARTS: i32 = 2;
+
+fn mock_pair(records: usize) -> (MockKafka, MockKafka, String, String) {
+    let a = MockKafka::start(1).unwrap();
+    let b = MockKafka::start(1).unwrap();
+    a.create_topic(TOPIC, PARTS).unwrap();
+    b.create_topic(TOPIC, PARTS).unwrap();
+    let (ab, bb) = (a.bootstrap().unwrap(), b.bootstrap().unwrap());
+    common::produce(&ab, TOPIC, &kr::records(records, PARTS, "m"));
+    (a, b, ab, bb)
+}
+
+fn copy_args<'a>(ab: &'a str, bb: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut v = vec![
+        "--from", ab, "--to", bb, "--topics", TOPIC, "--group", "g", "--commit-interval", "100ms",
+        // Small batches: many produce requests, so faults land in the middle of the copy.
+        "--to-property", "batch.num.messages=20",
+    ];
+    v.extend_from_slice(extra);
+    v
+}
+
+/// After a failed run: committed positions are covered by the target; then a clean rerun
+/// completes the copy.
+fn check_then_rerun(ab: &str, bb: &str) {
+    let committed = kr::assert_committed_is_covered(ab, bb, "g", TOPIC, TOPIC, PARTS);
+    let rerun = kr::run(&copy_args(ab, bb, &["--until-caught-up"]));
+    assert_eq!(rerun.code, 0, "rerun after {committed:?}: {rerun:?}");
+    kr::assert_complete(ab, bb, TOPIC, TOPIC, PARTS);
+    let end = common::read_all(ab, TOPIC).len() as i64 / PARTS as i64;
+    assert_eq!(common::committed(ab, "g", TOPIC, PARTS), vec![end; PARTS as usize]);
+}
+
+#[test]
+fn mock_produce_errors_stop_the_run_and_commit_only_acknowledged_records() {
+    let (_a, b, ab, bb) = mock_pair(600);
+    let mut errors = vec![RDKafkaRespErr::RD_KAFKA_RESP_ERR_NO_ERROR; 4];
+    errors.push(RDKafkaRespErr::RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE);
+    b.cluster().unwrap().request_errors(RDKafkaApiKey::Produce, &errors);
+
+    let run = kr::run(&copy_args(&ab, &bb, &["--until-caught-up", "--json"]));
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stderr.contains("delivery failed: t[") && run.stderr.contains(" offset "),
+        "the error names topic, partition and offset: {}",
+        run.stderr
+    );
+    assert_eq!(run.json()["status"], "failed");
+    let committed = common::committed(&ab, "g", TOPIC, PARTS);
+    assert!(committed.iter().any(|&c| c < 300), "the copy stopped early: {committed:?}");
+
+    b.cluster().unwrap().clear_request_errors(RDKafkaApiKey::Produce);
+    check_then_rerun(&ab, &bb);
+}
+
+#[test]
+fn mock_target_broker_down_fails_within_the_delivery_timeout() {
+    let (_a, b, ab, bb) = mock_pair(600);
+    let mock = b.cluster().unwrap();
+    mock.broker_round_trip_time(1, Duration::from_millis(50)).unwrap();
+    let started = Instant::now();
+    let child = kr::spawn(&copy_args(&ab, &bb, &["--delivery-timeout", "3s"]));
+    std::thread::sleep(Duration::from_millis(400));
+    mock.broker_down(1).unwrap();
+    let run = kr::wait(child, Duration::from_secs(60));
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(started.elapsed() < Duration::from_secs(30), "bounded: {:?}", started.elapsed());
+    assert!(run.stderr.contains("t["), "{}", run.stderr);
+    mock.broker_up(1).unwrap();
+    mock.broker_round_trip_time(1, Duration::ZERO).unwrap();
+    check_then_rerun(&ab, &bb);
+}
+
+#[test]
+fn mock_slow_target_times_out_records_without_committing_past_them() {
+    let (_a, b, ab, bb) = mock_pair(600);
+    let mock = b.cluster().unwrap();
+    mock.broker_round_trip_time(1, Duration::from_millis(400)).unwrap();
+    let run = kr::run(&copy_args(&ab, &bb, &["--until-caught-up", "--delivery-timeout", "1s"]));
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("t["), "{}", run.stderr);
+    mock.broker_round_trip_time(1, Duration::ZERO).unwrap();
+    check_then_rerun(&ab, &bb);
+}
+
+/// Writes to the source in the background until dropped, so the replicator is mid-copy.
+struct Writer {
+    stop: Arc<AtomicBool>,
+    handle: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Writer {
+    fn start(bootstrap: &str, topic: &str, partitions: i32) -> Writer {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (s, boot, topic) = (stop.clone(), bootstrap.to_string(), topic.to_string());
+        let handle = std::thread::spawn(move || {
+            let mut round = 0;
+            while !s.load(Ordering::Relaxed) && round < 300 {
+                common::produce(&boot, &topic, &kr::records(100, partitions, &format!("w{round}")));
+                round += 1;
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        });
+        Writer {
+            stop,
+            handle: Some(handle),
+        }
+    }
+}
+
+impl Drop for Writer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+fn wait_for_a_commit(a: &str, topic: &str, parts: i32) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while common::committed(a, "g", topic, parts).iter().all(|&c| c <= 0) {
+        assert!(Instant::now() < deadline, "no commit within 60 s");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+fn seed_scenario(kill_replicator: bool) {
+    let a = Tansu::start("seed-a");
+    let mut b = Tansu::start("seed-b");
+    common::create_topic(&a.bootstrap, TOPIC, 4);
+    common::create_topic(&b.bootstrap, TOPIC, 4);
+    common::produce(&a.bootstrap, TOPIC, &kr::records(2000, 4, "pre"));
+    let writer = Writer::start(&a.bootstrap, TOPIC, 4);
+
+    let mut args = copy_args(&a.bootstrap, &b.bootstrap, &["--delivery-timeout", "5s"]);
+    args.extend_from_slice(&FAST_GROUP);
+    let child = kr::spawn(&args);
+    wait_for_a_commit(&a.bootstrap, TOPIC, 4);
+    b.freeze();
+    let run = if kill_replicator {
+        std::thread::sleep(Duration::from_secs(2));
+        kr::signal(&child, "KILL");
+        kr::wait(child, Duration::from_secs(10))
+    } else {
+        let run = kr::wait(child, Duration::from_secs(60));
+        assert_eq!(run.code, 1, "a frozen target fails the run: {run:?}");
+        assert!(run.stderr.contains("t["), "{}", run.stderr);
+        run
+    };
+    drop(writer);
+    b.thaw();
+    let committed =
+        kr::assert_committed_is_covered(&a.bootstrap, &b.bootstrap, "g", TOPIC, TOPIC, 4);
+    assert!(committed.iter().any(|&c| c > 0), "{run:?}");
+
+    let mut args = copy_args(&a.bootstrap, &b.bootstrap, &["--until-caught-up"]);
+    args.extend_from_slice(&FAST_GROUP);
+    let rerun = kr::run(&args);
+    assert_eq!(rerun.code, 0, "{rerun:?}");
+    kr::assert_complete(&a.bootstrap, &b.bootstrap, TOPIC, TOPIC, 4);
+}
+
+#[test]
+fn seed_frozen_target_then_replicator_killed_rerun_loses_nothing() {
+    seed_scenario(true);
+}
+
+#[test]
+fn seed_frozen_target_fails_the_run_and_rerun_loses_nothing() {
+    seed_scenario(false);
+}

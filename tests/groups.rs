@@ -1,0 +1,126 @@
+//! Consumer-group behaviour: two processes sharing a group, source gaps, and signals.
+
+use std::time::{Duration, Instant};
+
+use crate::common::{self, Tansu};
+use crate::kr::{self, FAST_GROUP};
+
+fn args<'a>(a: &'a Tansu, b: &'a Tansu, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut v = vec!["--from", a.bootstrap.as_str(), "--to", b.bootstrap.as_str(), "--group", "g"];
+    v.extend_from_slice(&FAST_GROUP);
+    v.extend_from_slice(extra);
+    v
+}
+
+fn wait_until(what: &str, limit: Duration, mut f: impl FnMut() -> bool) {
+    let deadline = Instant::now() + limit;
+    while !f() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+#[test]
+fn two_processes_in_one_group_split_the_partitions_and_copy_everything() {
+    let a = Tansu::start("group-a");
+    let b = Tansu::start("group-b");
+    common::create_topic(&a.bootstrap, "t", 4);
+    common::create_topic(&b.bootstrap, "t", 4);
+    let extra = ["--topics", "t", "--json", "--commit-interval", "200ms"];
+    let first = kr::spawn(&args(&a, &b, &extra));
+    let second = kr::spawn(&args(&a, &b, &extra));
+    // Let both join before there is anything to copy.
+    std::thread::sleep(Duration::from_secs(6));
+    let total = 4000;
+    for round in 0..4 {
+        common::produce(&a.bootstrap, "t", &kr::records(total / 4, 4, &format!("r{round}")));
+    }
+    wait_until("every record committed", Duration::from_secs(60), || {
+        common::committed(&a.bootstrap, "g", "t", 4) == vec![(total / 4) as i64; 4]
+    });
+    kr::signal(&first, "INT");
+    kr::signal(&second, "INT");
+    let (r1, r2) = (
+        kr::wait(first, Duration::from_secs(60)),
+        kr::wait(second, Duration::from_secs(60)),
+    );
+    assert_eq!((r1.code, r2.code), (0, 0), "{r1:?} {r2:?}");
+    let (n1, n2) = (
+        r1.json()["records"].as_u64().unwrap(),
+        r2.json()["records"].as_u64().unwrap(),
+    );
+    assert!(n1 > 0 && n2 > 0, "both processes copied: {n1} and {n2}");
+    assert!(n1 + n2 >= total as u64);
+    let dups = kr::assert_complete(&a.bootstrap, &b.bootstrap, "t", "t", 4);
+    assert_eq!(n1 + n2, (total + dups) as u64);
+}
+
+#[test]
+fn a_recreated_source_topic_under_a_committed_group_fails_with_exit_1() {
+    let a = Tansu::start("gap-a");
+    let b = Tansu::start("gap-b");
+    common::create_topic(&a.bootstrap, "t", 2);
+    common::create_topic(&b.bootstrap, "t", 2);
+    common::produce(&a.bootstrap, "t", &kr::records(40, 2, "old"));
+    let run = kr::run(&args(&a, &b, &["--topics", "t", "--until-caught-up"]));
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(common::committed(&a.bootstrap, "g", "t", 2), vec![20, 20]);
+
+    // The recreated topic holds fewer records than the group's committed positions.
+    common::delete_topic(&a.bootstrap, "t");
+    common::create_topic(&a.bootstrap, "t", 2);
+    common::produce(&a.bootstrap, "t", &kr::records(6, 2, "new"));
+    common::commit(&a.bootstrap, "g", "t", &[(0, 20), (1, 20)]);
+
+    let run = kr::run(&args(&a, &b, &["--topics", "t", "--until-caught-up"]));
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stderr.contains("source gap") && run.stderr.contains("committed position 20"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(common::read_all(&b.bootstrap, "t").len(), 40, "nothing was copied");
+    assert_eq!(common::committed(&a.bootstrap, "g", "t", 2), vec![20, 20], "nothing moved");
+
+    // Choosing a policy copies the new records.
+    let run = kr::run(&args(&a, &b, &["--topics", "t", "--until-caught-up", "--on-gap", "earliest", "--json"]));
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.json()["records"], 6);
+}
+
+#[test]
+fn first_signal_commits_and_exits_0_second_exits_130() {
+    let a = Tansu::start("sig-a");
+    let mut b = Tansu::start("sig-b");
+    common::create_topic(&a.bootstrap, "t", 2);
+    common::create_topic(&b.bootstrap, "t", 2);
+    common::produce(&a.bootstrap, "t", &kr::records(500, 2, "s"));
+
+    // Continuous run: stops on the first SIGINT with everything verified and committed.
+    let child = kr::spawn(&args(&a, &b, &["--topics", "t", "--json", "--commit-interval", "1h"]));
+    wait_until("the copy", Duration::from_secs(60), || {
+        common::read_all(&b.bootstrap, "t").len() >= 500
+    });
+    kr::signal(&child, "INT");
+    let run = kr::wait(child, Duration::from_secs(30));
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.json()["status"], "stopped");
+    assert_eq!(common::committed(&a.bootstrap, "g", "t", 2), vec![250, 250]);
+
+    // With the target frozen the graceful stop would wait; a second signal exits at once.
+    let child = kr::spawn(&args(&a, &b, &["--topics", "t", "--delivery-timeout", "60s"]));
+    std::thread::sleep(Duration::from_secs(3));
+    b.freeze();
+    common::produce(&a.bootstrap, "t", &kr::records(100, 2, "more"));
+    std::thread::sleep(Duration::from_secs(3));
+    kr::signal(&child, "INT");
+    std::thread::sleep(Duration::from_millis(300));
+    let started = Instant::now();
+    kr::signal(&child, "TERM");
+    let run = kr::wait(child, Duration::from_secs(10));
+    assert_eq!(run.code, 130, "{run:?}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    b.thaw();
+    let committed = kr::assert_committed_is_covered(&a.bootstrap, &b.bootstrap, "g", "t", "t", 2);
+    assert!(committed.iter().all(|&c| c >= 250));
+}

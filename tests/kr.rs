@@ -1,0 +1,181 @@
+//! Running the built `kreplicate` binary from tests.
+
+#![allow(dead_code)]
+
+use std::io::Read;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::{self, Got, Rec};
+
+/// What a finished run printed and returned.
+#[derive(Debug)]
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(self.stdout.trim())
+            .unwrap_or_else(|e| panic!("stdout is not one JSON object ({e}): {self:?}"))
+    }
+}
+
+/// Properties every run against tansu needs: its group joins wait session.timeout.ms / 2.
+pub const FAST_GROUP: [&str; 4] = [
+    "-X",
+    "session.timeout.ms=2000",
+    "-X",
+    "heartbeat.interval.ms=500",
+];
+
+/// A `kreplicate` command isolated from the user's config files.
+pub fn command(args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_kreplicate"));
+    c.args(args)
+        .env_remove("KREPLICATE_CONFIG")
+        .env("XDG_CONFIG_HOME", common::scratch_dir().join("no-config"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    c
+}
+
+pub fn spawn(args: &[&str]) -> Child {
+    command(args).spawn().expect("spawn kreplicate")
+}
+
+/// Waits for a child (bounded: a hung run fails the test and is killed).
+pub fn wait(mut child: Child, limit: Duration) -> Run {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            let mut stdout = String::new();
+            let mut stderr = String::new();
+            child.stdout.take().map(|mut o| o.read_to_string(&mut stdout));
+            child.stderr.take().map(|mut e| e.read_to_string(&mut stderr));
+            let code = status.code().unwrap_or(-1);
+            return Run {
+                code,
+                stdout,
+                stderr,
+            };
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("kreplicate did not exit within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+pub fn run(args: &[&str]) -> Run {
+    wait(spawn(args), Duration::from_secs(180))
+}
+
+pub fn signal(child: &Child, sig: &str) {
+    let ok = Command::new("kill")
+        .args([&format!("-{sig}"), &child.id().to_string()])
+        .status()
+        .expect("kill")
+        .success();
+    assert!(ok, "kill -{sig} failed");
+}
+
+/// `n` records spread over `partitions`, each with a unique value, and every shape a faithful
+/// copy must keep: null keys, tombstones, empty values, repeated and null-valued headers.
+pub fn records(n: usize, partitions: i32, tag: &str) -> Vec<Rec> {
+    (0..n)
+        .map(|i| {
+            let mut headers = vec![("seq".to_string(), Some(format!("{tag}-{i}").into_bytes()))];
+            if i % 4 == 0 {
+                headers.push(("null-header".to_string(), None));
+                headers.push(("seq".to_string(), Some(b"again".to_vec())));
+            }
+            Rec {
+                partition: (i % partitions as usize) as i32,
+                key: (i % 9 != 0).then(|| format!("key-{}", i % 31).into_bytes()),
+                // Tombstones and empty values carry identity in the seq header instead.
+                value: match i % 13 {
+                    0 => None,
+                    1 => Some(Vec::new()),
+                    _ => Some(format!("{tag}-{i}:{}", "x".repeat(i % 50)).into_bytes()),
+                },
+                headers,
+                timestamp: Some(1_600_000_000_000 + i as i64),
+            }
+        })
+        .collect()
+}
+
+/// Records of one partition in offset order, as comparable records.
+pub fn partition(got: &[Got], p: i32) -> Vec<Rec> {
+    got.iter().filter(|g| g.partition == p).map(Got::to_rec).collect()
+}
+
+/// The at-least-once invariant, asserted on the committed positions themselves: every source
+/// record below a partition's committed position is present in the target partition.
+pub fn assert_committed_is_covered(
+    a: &str,
+    b: &str,
+    group: &str,
+    source_topic: &str,
+    target_topic: &str,
+    partitions: i32,
+) -> Vec<i64> {
+    let src = common::read_all(a, source_topic);
+    let dst = common::read_all(b, target_topic);
+    let committed = common::committed(a, group, source_topic, partitions);
+    for p in 0..partitions {
+        let copied: std::collections::HashSet<Vec<u8>> = dst
+            .iter()
+            .filter(|g| g.partition == p)
+            .map(|g| format!("{:?}", g.to_rec()).into_bytes())
+            .collect();
+        let pos = committed[p as usize];
+        for r in src.iter().filter(|g| g.partition == p && g.offset < pos) {
+            assert!(
+                copied.contains(format!("{:?}", r.to_rec()).as_bytes()),
+                "{source_topic}[{p}] committed position {pos} passes offset {}, which is not in the target",
+                r.offset
+            );
+        }
+    }
+    committed
+}
+
+/// Every source record is in the target, in source order per partition once duplicates from
+/// at-least-once retries are dropped; returns how many duplicates there were.
+pub fn assert_complete(a: &str, b: &str, source_topic: &str, target_topic: &str, partitions: i32) -> usize {
+    let src = common::read_all(a, source_topic);
+    let dst = common::read_all(b, target_topic);
+    let mut dups = 0;
+    for p in 0..partitions {
+        let want = partition(&src, p);
+        let mut seen = std::collections::HashSet::new();
+        let got: Vec<Rec> = partition(&dst, p)
+            .into_iter()
+            .filter(|r| seen.insert(format!("{r:?}")))
+            .collect();
+        dups += partition(&dst, p).len() - got.len();
+        assert_eq!(got.len(), want.len(), "{target_topic}[{p}]: record count (after dropping duplicates)");
+        assert!(got == want, "{target_topic}[{p}] is not an exact, in-order copy of {source_topic}[{p}]");
+    }
+    dups
+}
+
+/// Topic names on a cluster.
+pub fn topics(bootstrap: &str) -> Vec<String> {
+    use rdkafka::consumer::{BaseConsumer, Consumer};
+    let c: BaseConsumer = rdkafka::ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .create()
+        .expect("metadata client");
+    let md = c
+        .fetch_metadata(None, Duration::from_secs(10))
+        .expect("metadata");
+    md.topics().iter().map(|t| t.name().to_string()).collect()
+}

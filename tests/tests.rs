@@ -1,0 +1,12 @@
+//! Integration tests: one test binary (`cargo test --test tests`), one module per feature.
+//! Brokers come from `common` (tansu processes; install with scripts/install-deps.sh) and
+//! from librdkafka's mock cluster (`kreplicate::mock`).
+
+mod common;
+mod kr;
+
+mod bad_input;
+mod copy;
+mod faults;
+mod groups;
+mod harness;
