@@ -72,8 +72,13 @@ impl TopicSelection {
     pub fn parse(spec: &str) -> Result<Self> {
         let spec = spec.trim();
         if spec.starts_with('^') {
-            let re = Regex::new(spec)
-                .map_err(|e| Error::usage(format!("--topics: bad regex '{spec}': {e}")))?;
+            let re = Regex::new(spec).map_err(|e| {
+                // The regex crate's message spans lines; its last line says what is wrong.
+                let text = e.to_string();
+                let why = text.lines().last().unwrap_or_default();
+                let why = why.strip_prefix("error: ").unwrap_or(why);
+                Error::usage(format!("--topics: bad regex '{spec}': {why}"))
+            })?;
             return Ok(TopicSelection::Regex(re));
         }
         let list: Vec<String> = spec

@@ -43,7 +43,7 @@ where
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("kreplicate: error: {e}");
+            eprintln!("kreplicate: error: {}", one_line(&e.to_string()));
             e.exit_code()
         }
     }
@@ -141,11 +141,16 @@ fn report(summary: &Summary, json: bool) {
         summary.partitions.len()
     );
     if let Some(e) = &summary.error {
-        eprintln!("kreplicate: error: {e}");
+        eprintln!("kreplicate: error: {}", one_line(e));
     }
     if json {
         print_json(summary);
     }
+}
+
+/// Errors are one line, whatever a library put in them.
+fn one_line(s: &str) -> String {
+    s.split('\n').map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ")
 }
 
 fn print_json(summary: &Summary) {

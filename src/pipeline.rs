@@ -21,7 +21,7 @@ use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer, Prod
 use rdkafka::types::RDKafkaRespErr;
 use rdkafka::{Offset, TopicPartitionList};
 
-use crate::cli::{Guarantee, StartPosition};
+use crate::cli::{GapPolicy, Guarantee, StartPosition};
 use crate::config::{RunOptions, TopicSelection};
 use crate::error::{Error, Result};
 use crate::kafka;
@@ -654,6 +654,8 @@ impl Replicator {
         }
         let mut newly = TopicPartitionList::new();
         let mut all = true;
+        let mut gap = false;
+        let mut resets = Vec::new();
         for elem in positions.elements() {
             let Some(target) = self.shared.target_of.get(elem.topic()) else {
                 continue;
@@ -676,7 +678,28 @@ impl Replicator {
                 (_, Offset::Beginning) => low,
                 _ => high,
             };
-            if pos >= high {
+            let outside = elem.offset() == Offset::Invalid && (pos > high || pos < low);
+            // Nothing read yet and the start lies outside the log: a source gap. Not every
+            // broker answers such a fetch with an error (tansu returns nothing), so it is
+            // caught here as well as on the fetch error.
+            let done = if outside {
+                let reset = match self.opts.on_gap {
+                    GapPolicy::Fail => None,
+                    GapPolicy::Earliest => Some(Offset::Beginning),
+                    GapPolicy::Latest => Some(Offset::End),
+                };
+                match reset {
+                    None => gap = true,
+                    Some(to) => {
+                        ps.start = to;
+                        resets.push((elem.topic().to_string(), elem.partition(), to));
+                    }
+                }
+                false
+            } else {
+                pos >= high
+            };
+            if done {
                 ps.caught_up = true;
                 let _ = newly.add_partition(elem.topic(), elem.partition());
             } else {
@@ -685,6 +708,18 @@ impl Replicator {
         }
         drop(st);
         drop(positions);
+        for (topic, partition, to) in resets {
+            if let Err(e) = self.consumer.seek(&topic, partition, to, self.opts.timeout) {
+                self.shared
+                    .lock()
+                    .fail(format!("cannot skip the gap in {topic}[{partition}]: {e}"));
+            }
+        }
+        if gap {
+            let msg = self.describe_gap();
+            self.shared.lock().fail(msg);
+            return false;
+        }
         if newly.count() > 0 {
             // Read no further than the end: the run copies what existed when it started.
             let _ = self.consumer.pause(&newly);

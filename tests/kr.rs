@@ -66,7 +66,9 @@ pub fn wait(mut child: Child, limit: Duration) -> Run {
         if Instant::now() > deadline {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("kreplicate did not exit within {limit:?}");
+            let mut stderr = String::new();
+            child.stderr.take().map(|mut e| e.read_to_string(&mut stderr));
+            panic!("kreplicate did not exit within {limit:?}; stderr: {stderr}");
         }
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -147,8 +149,10 @@ pub fn assert_committed_is_covered(
     committed
 }
 
-/// Every source record is in the target, in source order per partition once duplicates from
-/// at-least-once retries are dropped; returns how many duplicates there were.
+/// Every source record is in the target, in source order per partition once duplicates are
+/// dropped, keeping each record's last copy: a rerun re-sends everything from the committed
+/// position in order, so last copies are in source order even where a failed run left later
+/// records ahead of a failed one. Returns how many duplicates there were.
 pub fn assert_complete(a: &str, b: &str, source_topic: &str, target_topic: &str, partitions: i32) -> usize {
     let src = common::read_all(a, source_topic);
     let dst = common::read_all(b, target_topic);
@@ -156,10 +160,12 @@ pub fn assert_complete(a: &str, b: &str, source_topic: &str, target_topic: &str,
     for p in 0..partitions {
         let want = partition(&src, p);
         let mut seen = std::collections::HashSet::new();
-        let got: Vec<Rec> = partition(&dst, p)
+        let mut got: Vec<Rec> = partition(&dst, p)
             .into_iter()
+            .rev()
             .filter(|r| seen.insert(format!("{r:?}")))
             .collect();
+        got.reverse();
         dups += partition(&dst, p).len() - got.len();
         assert_eq!(got.len(), want.len(), "{target_topic}[{p}]: record count (after dropping duplicates)");
         assert!(got == want, "{target_topic}[{p}] is not an exact, in-order copy of {source_topic}[{p}]");
