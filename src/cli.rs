@@ -13,11 +13,25 @@ Examples:
   Copy every topic matching a regex under a new name, continuously:
     kreplicate --from 10.0.0.1:9092 --to 10.1.0.1:9092 --topics '^orders\\..*' --rename 'backup.{topic}'
 
-  Cron, every 10 minutes (exit 0 done, 1 replication failed, 2 usage/config error):
-    */10 * * * * kreplicate --from prod --to dr --topics orders --until-caught-up --json >>/var/log/kreplicate.json
+  Cron, every 10 minutes, one JSON line per run:
+    */10 * * * * kreplicate --from prod --to dr --topics orders --until-caught-up --json >>/var/log/kreplicate.jsonl
+
+  A script that acts on the outcome:
+    kreplicate --from prod --to dr --topics orders --until-caught-up
+    case $? in
+      0) echo 'caught up; positions committed' ;;
+      1) echo 'replication failed; rerun resumes from the last verified position' >&2 ;;
+      2) echo 'fix the command line or config' >&2; exit 2 ;;
+    esac
 
   Try it without Kafka:
-    kreplicate demo";
+    kreplicate demo
+
+Exit codes:
+  0    done (caught up, or stopped by a first SIGINT/SIGTERM after committing)
+  1    replication failed: delivery error or timeout, source gap, broker error
+  2    usage or configuration error: nothing was consumed, produced or committed
+  130  interrupted by a second signal: exited at once, nothing more committed";
 
 #[derive(Debug, Parser)]
 #[command(
@@ -40,6 +54,15 @@ pub enum Command {
     /// Replicate sample records between two in-process mock clusters, with a broker fault
     /// injected mid-run, and check that every record arrived (no Kafka needed)
     Demo(DemoArgs),
+    /// Compare source and target partition by partition: counts, offset ranges and a digest
+    /// of key, value, headers and timestamp in order; exit 0 when the target is an exact copy
+    Verify(crate::verify::VerifyArgs),
+    /// Write the man page and shell completions (man/, completions/) under DIR
+    #[command(hide = true)]
+    Generate {
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -183,6 +206,42 @@ pub enum GapPolicy {
 pub fn long_version() -> String {
     let (_, rdkafka) = rdkafka::util::get_rdkafka_version();
     format!("{} (librdkafka {rdkafka})", env!("CARGO_PKG_VERSION"))
+}
+
+/// The clap command, as parsed and as documented.
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    Cli::command().version(long_version())
+}
+
+/// Writes `man/kreplicate.1` and `completions/*` under `dir` (committed copies are checked
+/// against this by a test).
+pub fn generate(dir: &std::path::Path) -> std::io::Result<()> {
+    use clap_complete::Shell;
+    let man_dir = dir.join("man");
+    let comp_dir = dir.join("completions");
+    std::fs::create_dir_all(&man_dir)?;
+    std::fs::create_dir_all(&comp_dir)?;
+    let cmd = command();
+    let mut page = Vec::new();
+    clap_mangen::Man::new(cmd.clone()).render(&mut page)?;
+    std::fs::write(man_dir.join("kreplicate.1"), page)?;
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        let name = format!("kreplicate-{}", sub.get_name());
+        let mut page = Vec::new();
+        clap_mangen::Man::new(sub.clone().name(&name)).render(&mut page)?;
+        std::fs::write(man_dir.join(format!("{name}.1")), page)?;
+    }
+    for shell in [
+        Shell::Bash,
+        Shell::Zsh,
+        Shell::Fish,
+        Shell::Elvish,
+        Shell::PowerShell,
+    ] {
+        clap_complete::generate_to(shell, &mut command(), "kreplicate", &comp_dir)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -154,12 +154,7 @@ pub fn load_file(path: Option<&Path>, required: bool) -> Result<FileConfig> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => {
             return Ok(FileConfig::default())
         }
-        Err(e) => {
-            return Err(Error::usage(format!(
-                "config file {}: {e}",
-                path.display()
-            )))
-        }
+        Err(e) => return Err(Error::usage(format!("config file {}: {e}", path.display()))),
     };
     parse_file(&text).map_err(|e| Error::usage(format!("config file {}: {e}", path.display())))
 }
@@ -178,12 +173,12 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
         .from
         .clone()
         .or_else(|| d.from.clone())
-        .ok_or_else(|| Error::usage("missing --from <CLUSTER> (a config cluster name or host:port list)"))?;
-    let to = args
-        .to
-        .clone()
-        .or_else(|| d.to.clone())
-        .ok_or_else(|| Error::usage("missing --to <CLUSTER> (a config cluster name or host:port list)"))?;
+        .ok_or_else(|| {
+            Error::usage("missing --from <CLUSTER> (a config cluster name or host:port list)")
+        })?;
+    let to = args.to.clone().or_else(|| d.to.clone()).ok_or_else(|| {
+        Error::usage("missing --to <CLUSTER> (a config cluster name or host:port list)")
+    })?;
     let topics = args
         .topics
         .clone()
@@ -210,7 +205,9 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
         .or_else(|| d.rename.clone())
         .unwrap_or_else(|| "{topic}".into());
     if rename.trim().is_empty() {
-        return Err(Error::usage("--rename is empty: use a template such as 'backup.{topic}'"));
+        return Err(Error::usage(
+            "--rename is empty: use a template such as 'backup.{topic}'",
+        ));
     }
     if !rename.contains("{topic}") {
         if let TopicSelection::List(l) = &topics {
@@ -231,7 +228,10 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
         return Err(Error::usage("--group is empty"));
     }
 
-    let duration = |flag: &Option<String>, default: &Option<String>, name: &str, fallback: Duration| {
+    let duration = |flag: &Option<String>,
+                    default: &Option<String>,
+                    name: &str,
+                    fallback: Duration| {
         match flag.as_ref().or(default.as_ref()) {
             Some(s) => parse_duration(s).map_err(|e| Error::usage(format!("--{name} '{s}': {e}"))),
             None => Ok(fallback),
@@ -243,14 +243,23 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
         "delivery-timeout",
         Duration::from_secs(120),
     )?;
-    let timeout = duration(&args.timeout, &d.timeout, "timeout", Duration::from_secs(30))?;
+    let timeout = duration(
+        &args.timeout,
+        &d.timeout,
+        "timeout",
+        Duration::from_secs(30),
+    )?;
     let commit_interval = duration(
         &args.commit_interval,
         &d.commit_interval,
         "commit-interval",
         Duration::from_secs(5),
     )?;
-    for (name, v) in [("delivery-timeout", delivery_timeout), ("timeout", timeout), ("commit-interval", commit_interval)] {
+    for (name, v) in [
+        ("delivery-timeout", delivery_timeout),
+        ("timeout", timeout),
+        ("commit-interval", commit_interval),
+    ] {
         if v.is_zero() {
             return Err(Error::usage(format!("--{name} must be greater than zero")));
         }
@@ -290,13 +299,19 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
 fn default_group(to: &str) -> String {
     let clean: String = to
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     format!("kreplicate.{clean}")
 }
 
 /// A `--from`/`--to` value: a config cluster name, else a `host:port[,host:port]` list.
-fn cluster(file: &FileConfig, value: &str, flag: &str) -> Result<ClusterSpec> {
+pub fn cluster(file: &FileConfig, value: &str, flag: &str) -> Result<ClusterSpec> {
     let value = value.trim();
     if let Some(entry) = file.clusters.get(value) {
         if entry.bootstrap.trim().is_empty() {
@@ -378,7 +393,7 @@ fn expand_env(raw: &str) -> std::result::Result<String, String> {
     Ok(out)
 }
 
-fn parse_properties(items: &[String], flag: &str) -> Result<Vec<(String, String)>> {
+pub fn parse_properties(items: &[String], flag: &str) -> Result<Vec<(String, String)>> {
     items
         .iter()
         .map(|item| match item.split_once('=') {
@@ -394,7 +409,9 @@ fn parse_properties(items: &[String], flag: &str) -> Result<Vec<(String, String)
 /// `500ms`, `30s`, `2m`, `1h`, or a bare number of seconds.
 pub fn parse_duration(s: &str) -> std::result::Result<Duration, String> {
     let s = s.trim();
-    let split = s.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(s.len());
+    let split = s
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(s.len());
     let (num, unit) = s.split_at(split);
     let n: f64 = num
         .parse()
@@ -437,7 +454,8 @@ mod tests {
 
     #[test]
     fn unknown_yaml_key_is_rejected_with_its_name() {
-        let err = parse_file("clusters:\n  a:\n    bootstrap: x:1\n    bootstarp: y\n").unwrap_err();
+        let err =
+            parse_file("clusters:\n  a:\n    bootstrap: x:1\n    bootstarp: y\n").unwrap_err();
         assert!(err.contains("bootstarp"), "{err}");
         let err = parse_file("defaults:\n  guarantee: sometimes\n").unwrap_err();
         assert!(err.contains("sometimes"), "{err}");
@@ -476,8 +494,13 @@ mod tests {
 
     #[test]
     fn topic_selection() {
-        assert!(matches!(TopicSelection::parse("a, b").unwrap(), TopicSelection::List(l) if l == ["a", "b"]));
-        assert!(matches!(TopicSelection::parse("^orders\\..*").unwrap(), TopicSelection::Regex(_)));
+        assert!(
+            matches!(TopicSelection::parse("a, b").unwrap(), TopicSelection::List(l) if l == ["a", "b"])
+        );
+        assert!(matches!(
+            TopicSelection::parse("^orders\\..*").unwrap(),
+            TopicSelection::Regex(_)
+        ));
         assert!(TopicSelection::parse("^(").is_err());
         assert!(TopicSelection::parse(" , ").is_err());
     }

@@ -51,7 +51,9 @@ pub fn sample_records(n: usize) -> Vec<Record> {
                 value: match i {
                     _ if i % 7 == 0 => None,
                     _ if i % 11 == 0 => Some(Vec::new()),
-                    _ => Some(format!("{{\"order\":{i},\"amount\":{}}}", i * 3 % 1000).into_bytes()),
+                    _ => {
+                        Some(format!("{{\"order\":{i},\"amount\":{}}}", i * 3 % 1000).into_bytes())
+                    }
                 },
                 headers,
                 timestamp: Some(base_ts + i as i64),
@@ -120,7 +122,9 @@ pub fn produce(bootstrap: &str, topic: &str, records: &[Record]) -> Result<()> {
         .map_err(|e| Error::failed(format!("flush to {topic}: {e}")))?;
     match producer.context().0.load(Ordering::Relaxed) {
         0 => Ok(()),
-        n => Err(Error::failed(format!("{n} records to {topic} were not delivered"))),
+        n => Err(Error::failed(format!(
+            "{n} records to {topic} were not delivered"
+        ))),
     }
 }
 
@@ -188,7 +192,12 @@ fn first_occurrences<'a>(got: &[&'a Record]) -> (Vec<&'a Record>, usize) {
 }
 
 /// The committed positions of a group, one per partition (`None` where nothing is committed).
-pub fn committed(bootstrap: &str, group: &str, topic: &str, partitions: i32) -> Result<Vec<Option<i64>>> {
+pub fn committed(
+    bootstrap: &str,
+    group: &str,
+    topic: &str,
+    partitions: i32,
+) -> Result<Vec<Option<i64>>> {
     let consumer: BaseConsumer = ClientConfig::new()
         .set("bootstrap.servers", bootstrap)
         .set("group.id", group)
@@ -226,7 +235,10 @@ pub fn run(args: &DemoArgs) -> Result<(Summary, bool)> {
     let records = sample_records(args.records);
     produce(&a_boot, TOPIC, &records)?;
     let tombstones = records.iter().filter(|r| r.value.is_none()).count();
-    let empty = records.iter().filter(|r| r.value.as_deref() == Some(&[])).count();
+    let empty = records
+        .iter()
+        .filter(|r| r.value.as_deref() == Some(&[]))
+        .count();
     eprintln!(
         "  wrote {} records to A/{TOPIC} ({PARTITIONS} partitions): keys, headers, timestamps, {tombstones} tombstones, {empty} empty values",
         records.len()
@@ -319,7 +331,11 @@ pub fn run(args: &DemoArgs) -> Result<(Summary, bool)> {
             "  check {TOPIC}[{p}]: {} of {} records on B, {}{}; committed source position {}",
             first_copies.len().min(want.len()),
             want.len(),
-            if exact { "identical and in order" } else { "NOT AN EXACT COPY" },
+            if exact {
+                "identical and in order"
+            } else {
+                "NOT AN EXACT COPY"
+            },
             if duplicates > 0 {
                 format!(" (+{duplicates} duplicates of a batch retried after the outage: at-least-once allows them, and the mock broker, unlike Kafka, keeps idempotent retries)")
             } else {

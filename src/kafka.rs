@@ -14,7 +14,10 @@ const CONSUMER_OWNED: &[(&str, &str)] = &[
     ("metadata.broker.list", "--from"),
     ("group.id", "--group"),
     ("auto.offset.reset", "--start / --on-gap"),
-    ("enable.partition.eof", "nothing (kreplicate needs it to detect the end)"),
+    (
+        "enable.partition.eof",
+        "nothing (kreplicate needs it to detect the end)",
+    ),
 ];
 
 /// Keys the user may not set on the target producer, and the flag to use instead.
@@ -56,7 +59,11 @@ fn check(
                 "{side} property '{key}' (from {flag} or the config file) is set by kreplicate: use {instead}"
             )));
         }
-        let key_norm = if key == "request.required.acks" { "acks" } else { key.as_str() };
+        let key_norm = if key == "request.required.acks" {
+            "acks"
+        } else {
+            key.as_str()
+        };
         if let Some((_, required)) = safe.iter().find(|(k, _)| *k == key_norm) {
             if !same_value(key_norm, value, required) {
                 return Err(Error::usage(format!(
@@ -93,7 +100,14 @@ pub fn consumer_config(opts: &RunOptions) -> Result<ClientConfig, Error> {
         Guarantee::None => &[],
         _ => ALO_CONSUMER,
     };
-    check(&opts.from, "source", "--from-property", CONSUMER_OWNED, safe, opts.guarantee)?;
+    check(
+        &opts.from,
+        "source",
+        "--from-property",
+        CONSUMER_OWNED,
+        safe,
+        opts.guarantee,
+    )?;
     let mut c = ClientConfig::new();
     // Defaults that bound memory; the user may change them.
     c.set("queued.max.messages.kbytes", "32768");
@@ -131,7 +145,14 @@ pub fn producer_config(opts: &RunOptions) -> Result<ClientConfig, Error> {
         Guarantee::None => &[],
         _ => ALO_PRODUCER,
     };
-    check(&opts.to, "target", "--to-property", PRODUCER_OWNED, safe, opts.guarantee)?;
+    check(
+        &opts.to,
+        "target",
+        "--to-property",
+        PRODUCER_OWNED,
+        safe,
+        opts.guarantee,
+    )?;
     let mut c = ClientConfig::new();
     // Defaults for throughput and bounded memory; the user may change them.
     c.set("linger.ms", "5");

@@ -11,12 +11,13 @@ pub mod kafka;
 pub mod mock;
 pub mod offsets;
 pub mod pipeline;
+pub mod verify;
 
 use std::ffi::OsString;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use clap::{CommandFactory, FromArgMatches};
+use clap::FromArgMatches;
 
 use cli::{Cli, Command};
 use error::{Error, EXIT_INTERRUPTED};
@@ -28,8 +29,7 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let cli = match Cli::command()
-        .version(cli::long_version())
+    let cli = match cli::command()
         .try_get_matches_from(args)
         .and_then(|m| Cli::from_arg_matches(&m))
     {
@@ -38,6 +38,10 @@ where
     };
     let result = match &cli.command {
         Some(Command::Demo(args)) => run_demo(args),
+        Some(Command::Verify(args)) => verify::run(args),
+        Some(Command::Generate { dir }) => cli::generate(dir)
+            .map(|()| 0)
+            .map_err(|e| Error::usage(format!("cannot write into {}: {e}", dir.display()))),
         None => run_copy(&cli.copy),
     };
     match result {
@@ -150,7 +154,11 @@ fn report(summary: &Summary, json: bool) {
 
 /// Errors are one line, whatever a library put in them.
 fn one_line(s: &str) -> String {
-    s.split('\n').map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ")
+    s.split('\n')
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 fn print_json(summary: &Summary) {

@@ -238,7 +238,11 @@ mod tests {
         t.acked(3).unwrap();
         t.acked(4).unwrap();
         t.acked(5).unwrap();
-        assert_eq!(t.verified(), Some(NextOffset::at(2)), "nothing past the failure");
+        assert_eq!(
+            t.verified(),
+            Some(NextOffset::at(2)),
+            "nothing past the failure"
+        );
         // A later success for the failed record itself does not lift the failure.
         t.acked(2).unwrap();
         assert_eq!(t.verified(), Some(NextOffset::at(2)));
@@ -318,7 +322,9 @@ mod tests {
         // Deterministic shuffle (LCG) so the test is repeatable.
         let mut x: u64 = 12345;
         for i in (1..order.len()).rev() {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             order.swap(i, (x >> 33) as usize % (i + 1));
         }
         let mut acked = vec![false; n as usize];

@@ -152,13 +152,20 @@ impl ProducerContext for Deliveries {
             None => {
                 let n = msg.payload_len() + msg.key().map_or(0, <[u8]>::len);
                 self.shared.progress.records.fetch_add(1, Ordering::Relaxed);
-                self.shared.progress.bytes.fetch_add(n as u64, Ordering::Relaxed);
+                self.shared
+                    .progress
+                    .bytes
+                    .fetch_add(n as u64, Ordering::Relaxed);
                 part.tracker.acked(offset)
             }
             Some(e) => part.tracker.failed(offset, e.to_string()),
         };
         if let Some(e) = err {
-            let source = self.shared.source_of.get(topic).map_or(topic, String::as_str);
+            let source = self
+                .shared
+                .source_of
+                .get(topic)
+                .map_or(topic, String::as_str);
             st.fail(format!(
                 "delivery failed: {source}[{partition}] offset {offset} → {topic}: {e}"
             ));
@@ -304,11 +311,7 @@ impl Rebalancer {
 
 /// Positions to commit: the verified prefix of each (selected) partition; with `all`, also
 /// those already committed (for the final synchronous commit).
-fn commit_list(
-    shared: &Shared,
-    only: Option<&[(String, i32)]>,
-    all: bool,
-) -> TopicPartitionList {
+fn commit_list(shared: &Shared, only: Option<&[(String, i32)]>, all: bool) -> TopicPartitionList {
     let st = shared.lock();
     let mut tpl = TopicPartitionList::new();
     for (target, parts) in &st.parts {
@@ -339,7 +342,11 @@ fn mark_committed(shared: &Shared, tpl: &TopicPartitionList) {
         else {
             continue;
         };
-        if let Some(ps) = st.parts.get_mut(target).and_then(|p| p.get_mut(&e.partition())) {
+        if let Some(ps) = st
+            .parts
+            .get_mut(target)
+            .and_then(|p| p.get_mut(&e.partition()))
+        {
             ps.tracker.mark_committed(NextOffset::at(n));
         }
     }
@@ -510,12 +517,9 @@ impl Replicator {
                     continue;
                 }
                 Some(Err(KafkaError::PartitionEOF(_))) | None => {}
-                Some(Err(KafkaError::MessageConsumption(code)))
-                    if matches!(
-                        code,
-                        RDKafkaErrorCode::OffsetOutOfRange | RDKafkaErrorCode::AutoOffsetReset
-                    ) =>
-                {
+                Some(Err(KafkaError::MessageConsumption(
+                    RDKafkaErrorCode::OffsetOutOfRange | RDKafkaErrorCode::AutoOffsetReset,
+                ))) => {
                     let msg = self.describe_gap();
                     self.shared.lock().fail(msg);
                     return;
@@ -541,7 +545,10 @@ impl Replicator {
                 Some(Err(e)) => {
                     // Transient (a broker restarting, a network blip): librdkafka retries.
                     if last_warning.is_none_or(|t| t.elapsed() > Duration::from_secs(30)) {
-                        eprintln!("kreplicate: warning: source cluster '{}': {e}", self.opts.from.name);
+                        eprintln!(
+                            "kreplicate: warning: source cluster '{}': {e}",
+                            self.opts.from.name
+                        );
                         last_warning = Some(Instant::now());
                     }
                 }
@@ -660,14 +667,18 @@ impl Replicator {
             let Some(target) = self.shared.target_of.get(elem.topic()) else {
                 continue;
             };
-            let Some(ps) = st.parts.get_mut(target).and_then(|p| p.get_mut(&elem.partition()))
+            let Some(ps) = st
+                .parts
+                .get_mut(target)
+                .and_then(|p| p.get_mut(&elem.partition()))
             else {
                 continue;
             };
             if ps.caught_up {
                 continue;
             }
-            let Some((low, high)) = cached_watermarks(&self.consumer, elem.topic(), elem.partition())
+            let Some((low, high)) =
+                cached_watermarks(&self.consumer, elem.topic(), elem.partition())
             else {
                 all = false;
                 continue;
@@ -734,7 +745,12 @@ impl Replicator {
             st.parts
                 .iter()
                 .flat_map(|(target, parts)| {
-                    let source = self.shared.source_of.get(target).cloned().unwrap_or_default();
+                    let source = self
+                        .shared
+                        .source_of
+                        .get(target)
+                        .cloned()
+                        .unwrap_or_default();
                     parts.iter().filter_map(move |(&p, ps)| match ps.start {
                         Offset::Offset(n) => Some((source.clone(), p, n)),
                         _ => None,
@@ -781,7 +797,9 @@ impl Replicator {
             Guarantee::None => {
                 if let Err(e) = self.consumer.commit_consumer_state(CommitMode::Sync) {
                     if !matches!(e, KafkaError::ConsumerCommit(RDKafkaErrorCode::NoOffset)) {
-                        self.shared.lock().fail(format!("commit to the source group failed: {e}"));
+                        self.shared
+                            .lock()
+                            .fail(format!("commit to the source group failed: {e}"));
                     }
                 }
             }
@@ -804,9 +822,17 @@ impl Replicator {
             .map(|(k, v)| (k.clone(), Some(*v)))
             .collect();
         for (target, parts) in &st.parts {
-            let source = self.shared.source_of.get(target).cloned().unwrap_or_default();
+            let source = self
+                .shared
+                .source_of
+                .get(target)
+                .cloned()
+                .unwrap_or_default();
             for (&p, ps) in parts {
-                partitions.insert((source.clone(), p), ps.tracker.committed().map(NextOffset::get));
+                partitions.insert(
+                    (source.clone(), p),
+                    ps.tracker.committed().map(NextOffset::get),
+                );
             }
         }
         let status = match (&st.failure, stopped) {
@@ -898,7 +924,10 @@ fn select(opts: &RunOptions, source: &HashMap<String, i32>) -> Result<Vec<Route>
 /// Same cluster when both report the same cluster id, or share a bootstrap address.
 fn same_cluster(opts: &RunOptions, a: &BaseConsumer, b: &BaseConsumer) -> bool {
     let timeout = opts.timeout.min(Duration::from_secs(5));
-    if let (Some(x), Some(y)) = (a.client().fetch_cluster_id(timeout), b.client().fetch_cluster_id(timeout)) {
+    if let (Some(x), Some(y)) = (
+        a.client().fetch_cluster_id(timeout),
+        b.client().fetch_cluster_id(timeout),
+    ) {
         return x == y;
     }
     let addrs = |s: &str| -> Vec<String> {
@@ -922,12 +951,19 @@ fn create_topics(opts: &RunOptions, missing: &[&Route], target: &BaseConsumer) -
         .collect();
     let admin_opts = AdminOptions::new().operation_timeout(Some(opts.timeout));
     let results = block_on(admin.create_topics(&new, &admin_opts), opts.timeout)
-        .ok_or_else(|| Error::usage(format!("creating target topics timed out after {:?}", opts.timeout)))?
+        .ok_or_else(|| {
+            Error::usage(format!(
+                "creating target topics timed out after {:?}",
+                opts.timeout
+            ))
+        })?
         .map_err(|e| Error::usage(format!("cannot create target topics: {e}")))?;
     for r in results {
         if let Err((topic, code)) = r {
             if code != RDKafkaErrorCode::TopicAlreadyExists {
-                return Err(Error::usage(format!("cannot create target topic '{topic}': {code}")));
+                return Err(Error::usage(format!(
+                    "cannot create target topic '{topic}': {code}"
+                )));
             }
         }
     }
@@ -935,7 +971,11 @@ fn create_topics(opts: &RunOptions, missing: &[&Route], target: &BaseConsumer) -
     let deadline = Instant::now() + opts.timeout;
     loop {
         let ready = topic_partitions(target, opts.timeout)
-            .map(|t| missing.iter().all(|r| t.get(&r.target).is_some_and(|&n| n >= r.partitions)))
+            .map(|t| {
+                missing
+                    .iter()
+                    .all(|r| t.get(&r.target).is_some_and(|&n| n >= r.partitions))
+            })
             .unwrap_or(false);
         if ready {
             return Ok(());

@@ -10,7 +10,12 @@ fn assert_usage_error(args: &[&str], expect: &str) {
     let run = kr::run(args);
     assert_eq!(run.code, 2, "args {args:?}: {run:?}");
     let lines: Vec<&str> = run.stderr.trim().lines().collect();
-    assert_eq!(lines.len(), 1, "args {args:?}: one line on stderr, got {:?}", run.stderr);
+    assert_eq!(
+        lines.len(),
+        1,
+        "args {args:?}: one line on stderr, got {:?}",
+        run.stderr
+    );
     assert!(
         lines[0].starts_with("kreplicate: error: ") && lines[0].contains(expect),
         "args {args:?}: expected a line naming '{expect}', got {:?}",
@@ -60,39 +65,138 @@ fn bad_input_is_one_line_and_exit_2_with_nothing_written_or_committed() {
     };
     let cases: Vec<(Vec<String>, &str)> = vec![
         (vec![], "--from"),
-        (base(&["--topics", "t", "--guarantee", "sometimes"]), "sometimes"),
-        (base(&["--topics", "t", "--guarantee", "exactly-once"]), "exactly-once"),
+        (
+            base(&["--topics", "t", "--guarantee", "sometimes"]),
+            "sometimes",
+        ),
+        (
+            base(&["--topics", "t", "--guarantee", "exactly-once"]),
+            "exactly-once",
+        ),
         (base(&["--topics", "t", "--bogus-flag"]), "--bogus-flag"),
         (
-            vec!["--config".into(), "/nonexistent/kreplicate.yaml".into(), "--from".into(), "prod".into(), "--to".into(), "dr".into(), "--topics".into(), "t".into()],
+            vec![
+                "--config".into(),
+                "/nonexistent/kreplicate.yaml".into(),
+                "--from".into(),
+                "prod".into(),
+                "--to".into(),
+                "dr".into(),
+                "--topics".into(),
+                "t".into(),
+            ],
             "/nonexistent/kreplicate.yaml",
         ),
-        (vec!["--config".into(), malformed.clone(), "--from".into(), "prod".into(), "--to".into(), "dr".into(), "--topics".into(), "t".into()], "malformed"),
-        (vec!["--config".into(), unknown_key.clone(), "--from".into(), "prod".into(), "--to".into(), "dr".into(), "--topics".into(), "t".into()], "bootstrap_servers"),
-        (vec!["--config".into(), good.clone(), "--from".into(), "prdo".into(), "--to".into(), "dr".into(), "--topics".into(), "t".into()], "prdo"),
+        (
+            vec![
+                "--config".into(),
+                malformed.clone(),
+                "--from".into(),
+                "prod".into(),
+                "--to".into(),
+                "dr".into(),
+                "--topics".into(),
+                "t".into(),
+            ],
+            "malformed",
+        ),
+        (
+            vec![
+                "--config".into(),
+                unknown_key.clone(),
+                "--from".into(),
+                "prod".into(),
+                "--to".into(),
+                "dr".into(),
+                "--topics".into(),
+                "t".into(),
+            ],
+            "bootstrap_servers",
+        ),
+        (
+            vec![
+                "--config".into(),
+                good.clone(),
+                "--from".into(),
+                "prdo".into(),
+                "--to".into(),
+                "dr".into(),
+                "--topics".into(),
+                "t".into(),
+            ],
+            "prdo",
+        ),
         (base(&["--topics", "^(t"]), "regex"),
-        (base(&["--topics", "t", "-X", "enable.auto.commit=true"]), "enable.auto.commit"),
-        (base(&["--topics", "t", "-X", "enable.auto.offset.store=true"]), "enable.auto.offset.store"),
-        (base(&["--topics", "t", "--to-property", "enable.idempotence=false"]), "enable.idempotence"),
+        (
+            base(&["--topics", "t", "-X", "enable.auto.commit=true"]),
+            "enable.auto.commit",
+        ),
+        (
+            base(&["--topics", "t", "-X", "enable.auto.offset.store=true"]),
+            "enable.auto.offset.store",
+        ),
+        (
+            base(&["--topics", "t", "--to-property", "enable.idempotence=false"]),
+            "enable.idempotence",
+        ),
         (base(&["--topics", "t", "--to-property", "acks=1"]), "acks"),
         (base(&["--topics", "t", "-X", "group.id=other"]), "--group"),
-        (base(&["--topics", "t", "-X", "no.such.property=1"]), "no.such.property"),
-        (base(&["--topics", "t", "--to-property", "linger.ms"]), "key=value"),
-        (base(&["--topics", "t", "--delivery-timeout", "soon"]), "--delivery-timeout"),
+        (
+            base(&["--topics", "t", "-X", "no.such.property=1"]),
+            "no.such.property",
+        ),
+        (
+            base(&["--topics", "t", "--to-property", "linger.ms"]),
+            "key=value",
+        ),
+        (
+            base(&["--topics", "t", "--delivery-timeout", "soon"]),
+            "--delivery-timeout",
+        ),
         (base(&["--topics", "missing"]), "missing"),
         (base(&["--topics", "^nothing-matches.*"]), "matches"),
         (base(&["--topics", "wide"]), "fewer"),
-        (base(&["--topics", "t", "--rename", "absent.{topic}"]), "--create-topics"),
         (
-            vec!["--from".into(), ab.into(), "--to".into(), ab.into(), "--group".into(), "g-bad".into(), "--topics".into(), "t".into()],
+            base(&["--topics", "t", "--rename", "absent.{topic}"]),
+            "--create-topics",
+        ),
+        (
+            vec![
+                "--from".into(),
+                ab.into(),
+                "--to".into(),
+                ab.into(),
+                "--group".into(),
+                "g-bad".into(),
+                "--topics".into(),
+                "t".into(),
+            ],
             "onto itself",
         ),
         (
-            vec!["--from".into(), "127.0.0.1:1".into(), "--to".into(), bb.into(), "--topics".into(), "t".into(), "--timeout".into(), "3s".into()],
+            vec![
+                "--from".into(),
+                "127.0.0.1:1".into(),
+                "--to".into(),
+                bb.into(),
+                "--topics".into(),
+                "t".into(),
+                "--timeout".into(),
+                "3s".into(),
+            ],
             "source cluster",
         ),
         (
-            vec!["--from".into(), ab.into(), "--to".into(), "127.0.0.1:1".into(), "--topics".into(), "t".into(), "--timeout".into(), "3s".into()],
+            vec![
+                "--from".into(),
+                ab.into(),
+                "--to".into(),
+                "127.0.0.1:1".into(),
+                "--topics".into(),
+                "t".into(),
+                "--timeout".into(),
+                "3s".into(),
+            ],
             "target cluster",
         ),
     ];
@@ -102,12 +206,21 @@ fn bad_input_is_one_line_and_exit_2_with_nothing_written_or_committed() {
     }
 
     // Nothing was written to B (or onto A itself), nothing committed for the group.
-    assert!(common::read_all(bb, "t").is_empty(), "records were written to the target");
-    assert!(common::read_all(bb, "wide").is_empty(), "records were written to the target");
+    assert!(
+        common::read_all(bb, "t").is_empty(),
+        "records were written to the target"
+    );
+    assert!(
+        common::read_all(bb, "wide").is_empty(),
+        "records were written to the target"
+    );
     assert_eq!(common::read_all(ab, "t").len(), 30, "the source changed");
     assert!(!kr::topics(bb).iter().any(|t| t.starts_with("absent.")));
     for (topic, parts) in [("t", 3), ("wide", 4)] {
-        assert_eq!(common::committed(ab, "g-bad", topic, parts), vec![-1; parts as usize]);
+        assert_eq!(
+            common::committed(ab, "g-bad", topic, parts),
+            vec![-1; parts as usize]
+        );
     }
 }
 

@@ -25,7 +25,13 @@ fn faithful_copy_of_several_topics_until_caught_up_then_nothing() {
     let run = kr::run(&args(
         &a,
         &b,
-        &["--topics", "orders,payments", "--until-caught-up", "--create-topics", "--json"],
+        &[
+            "--topics",
+            "orders,payments",
+            "--until-caught-up",
+            "--create-topics",
+            "--json",
+        ],
     ));
     assert_eq!(run.code, 0, "{run:?}");
     let json = run.json();
@@ -39,7 +45,11 @@ fn faithful_copy_of_several_topics_until_caught_up_then_nothing() {
     for (t, parts, n) in topics {
         let src = common::read_all(&a.bootstrap, t);
         let dst = common::read_all(&b.bootstrap, t);
-        assert_eq!(dst.len(), n, "{t}: every record, no duplicates on a clean run");
+        assert_eq!(
+            dst.len(),
+            n,
+            "{t}: every record, no duplicates on a clean run"
+        );
         for p in 0..parts {
             assert_eq!(kr::partition(&dst, p), kr::partition(&src, p), "{t}[{p}]");
         }
@@ -47,13 +57,22 @@ fn faithful_copy_of_several_topics_until_caught_up_then_nothing() {
         let group = format!("kreplicate.{}", b.bootstrap.replace(':', "_"));
         let committed = common::committed(&a.bootstrap, &group, t, parts);
         for p in 0..parts {
-            let end = src.iter().filter(|g| g.partition == p).map(|g| g.offset + 1).max().unwrap();
+            let end = src
+                .iter()
+                .filter(|g| g.partition == p)
+                .map(|g| g.offset + 1)
+                .max()
+                .unwrap();
             assert_eq!(committed[p as usize], end, "{t}[{p}] committed position");
         }
     }
 
     // A second run finds nothing new.
-    let again = kr::run(&args(&a, &b, &["--topics", "orders,payments", "--until-caught-up", "--json"]));
+    let again = kr::run(&args(
+        &a,
+        &b,
+        &["--topics", "orders,payments", "--until-caught-up", "--json"],
+    ));
     assert_eq!(again.code, 0, "{again:?}");
     assert_eq!(again.json()["records"], 0);
     assert_eq!(common::read_all(&b.bootstrap, "orders").len(), 900);
@@ -89,7 +108,9 @@ fn regex_selection_with_rename_skips_internal_topics() {
     }
     let md_topics = crate::kr::topics(&b.bootstrap);
     assert!(
-        !md_topics.iter().any(|t| t.contains("internal") || t.contains("other")),
+        !md_topics
+            .iter()
+            .any(|t| t.contains("internal") || t.contains("other")),
         "internal and unmatched topics must not be copied: {md_topics:?}"
     );
 }
@@ -101,7 +122,14 @@ fn copy_within_one_cluster_under_a_new_name() {
     common::produce(&a.bootstrap, "events", &kr::records(50, 2, "e"));
     let mut v = vec!["--from", a.bootstrap.as_str(), "--to", a.bootstrap.as_str()];
     v.extend_from_slice(&FAST_GROUP);
-    v.extend_from_slice(&["--topics", "events", "--rename", "events.copy", "--create-topics", "--until-caught-up"]);
+    v.extend_from_slice(&[
+        "--topics",
+        "events",
+        "--rename",
+        "events.copy",
+        "--create-topics",
+        "--until-caught-up",
+    ]);
     let run = kr::run(&v);
     assert_eq!(run.code, 0, "{run:?}");
     kr::assert_complete(&a.bootstrap, &a.bootstrap, "events", "events.copy", 2);

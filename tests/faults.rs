@@ -28,9 +28,19 @@ fn mock_pair(records: usize) -> (MockKafka, MockKafka, String, String) {
 
 fn copy_args<'a>(ab: &'a str, bb: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
     let mut v = vec![
-        "--from", ab, "--to", bb, "--topics", TOPIC, "--group", "g", "--commit-interval", "100ms",
+        "--from",
+        ab,
+        "--to",
+        bb,
+        "--topics",
+        TOPIC,
+        "--group",
+        "g",
+        "--commit-interval",
+        "100ms",
         // Small batches: many produce requests, so faults land in the middle of the copy.
-        "--to-property", "batch.num.messages=20",
+        "--to-property",
+        "batch.num.messages=20",
     ];
     v.extend_from_slice(extra);
     v
@@ -44,7 +54,10 @@ fn check_then_rerun(ab: &str, bb: &str) {
     assert_eq!(rerun.code, 0, "rerun after {committed:?}: {rerun:?}");
     kr::assert_complete(ab, bb, TOPIC, TOPIC, PARTS);
     let end = common::read_all(ab, TOPIC).len() as i64 / PARTS as i64;
-    assert_eq!(common::committed(ab, "g", TOPIC, PARTS), vec![end; PARTS as usize]);
+    assert_eq!(
+        common::committed(ab, "g", TOPIC, PARTS),
+        vec![end; PARTS as usize]
+    );
 }
 
 #[test]
@@ -52,7 +65,9 @@ fn mock_produce_errors_stop_the_run_and_commit_only_acknowledged_records() {
     let (_a, b, ab, bb) = mock_pair(600);
     let mut errors = vec![RDKafkaRespErr::RD_KAFKA_RESP_ERR_NO_ERROR; 4];
     errors.push(RDKafkaRespErr::RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE);
-    b.cluster().unwrap().request_errors(RDKafkaApiKey::Produce, &errors);
+    b.cluster()
+        .unwrap()
+        .request_errors(RDKafkaApiKey::Produce, &errors);
 
     let run = kr::run(&copy_args(&ab, &bb, &["--until-caught-up", "--json"]));
     assert_eq!(run.code, 1, "{run:?}");
@@ -63,9 +78,14 @@ fn mock_produce_errors_stop_the_run_and_commit_only_acknowledged_records() {
     );
     assert_eq!(run.json()["status"], "failed");
     let committed = common::committed(&ab, "g", TOPIC, PARTS);
-    assert!(committed.iter().any(|&c| c < 300), "the copy stopped early: {committed:?}");
+    assert!(
+        committed.iter().any(|&c| c < 300),
+        "the copy stopped early: {committed:?}"
+    );
 
-    b.cluster().unwrap().clear_request_errors(RDKafkaApiKey::Produce);
+    b.cluster()
+        .unwrap()
+        .clear_request_errors(RDKafkaApiKey::Produce);
     check_then_rerun(&ab, &bb);
 }
 
@@ -73,14 +93,19 @@ fn mock_produce_errors_stop_the_run_and_commit_only_acknowledged_records() {
 fn mock_target_broker_down_fails_within_the_delivery_timeout() {
     let (_a, b, ab, bb) = mock_pair(600);
     let mock = b.cluster().unwrap();
-    mock.broker_round_trip_time(1, Duration::from_millis(50)).unwrap();
+    mock.broker_round_trip_time(1, Duration::from_millis(50))
+        .unwrap();
     let started = Instant::now();
     let child = kr::spawn(&copy_args(&ab, &bb, &["--delivery-timeout", "3s"]));
     std::thread::sleep(Duration::from_millis(400));
     mock.broker_down(1).unwrap();
     let run = kr::wait(child, Duration::from_secs(60));
     assert_eq!(run.code, 1, "{run:?}");
-    assert!(started.elapsed() < Duration::from_secs(30), "bounded: {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "bounded: {:?}",
+        started.elapsed()
+    );
     assert!(run.stderr.contains("t["), "{}", run.stderr);
     mock.broker_up(1).unwrap();
     mock.broker_round_trip_time(1, Duration::ZERO).unwrap();
@@ -91,8 +116,13 @@ fn mock_target_broker_down_fails_within_the_delivery_timeout() {
 fn mock_slow_target_times_out_records_without_committing_past_them() {
     let (_a, b, ab, bb) = mock_pair(600);
     let mock = b.cluster().unwrap();
-    mock.broker_round_trip_time(1, Duration::from_millis(400)).unwrap();
-    let run = kr::run(&copy_args(&ab, &bb, &["--until-caught-up", "--delivery-timeout", "1s"]));
+    mock.broker_round_trip_time(1, Duration::from_millis(400))
+        .unwrap();
+    let run = kr::run(&copy_args(
+        &ab,
+        &bb,
+        &["--until-caught-up", "--delivery-timeout", "1s"],
+    ));
     assert_eq!(run.code, 1, "{run:?}");
     assert!(run.stderr.contains("t["), "{}", run.stderr);
     mock.broker_round_trip_time(1, Duration::ZERO).unwrap();
@@ -112,7 +142,11 @@ impl Writer {
         let handle = std::thread::spawn(move || {
             let mut round = 0;
             while !s.load(Ordering::Relaxed) && round < 300 {
-                common::produce(&boot, &topic, &kr::records(100, partitions, &format!("w{round}")));
+                common::produce(
+                    &boot,
+                    &topic,
+                    &kr::records(100, partitions, &format!("w{round}")),
+                );
                 round += 1;
                 std::thread::sleep(Duration::from_millis(50));
             }
@@ -135,7 +169,10 @@ impl Drop for Writer {
 
 fn wait_for_a_commit(a: &str, topic: &str, parts: i32) {
     let deadline = Instant::now() + Duration::from_secs(60);
-    while common::committed(a, "g", topic, parts).iter().all(|&c| c <= 0) {
+    while common::committed(a, "g", topic, parts)
+        .iter()
+        .all(|&c| c <= 0)
+    {
         assert!(Instant::now() < deadline, "no commit within 60 s");
         std::thread::sleep(Duration::from_millis(200));
     }

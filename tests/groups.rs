@@ -6,7 +6,14 @@ use crate::common::{self, Tansu};
 use crate::kr::{self, FAST_GROUP};
 
 fn args<'a>(a: &'a Tansu, b: &'a Tansu, extra: &[&'a str]) -> Vec<&'a str> {
-    let mut v = vec!["--from", a.bootstrap.as_str(), "--to", b.bootstrap.as_str(), "--group", "g"];
+    let mut v = vec![
+        "--from",
+        a.bootstrap.as_str(),
+        "--to",
+        b.bootstrap.as_str(),
+        "--group",
+        "g",
+    ];
     v.extend_from_slice(&FAST_GROUP);
     v.extend_from_slice(extra);
     v
@@ -33,7 +40,11 @@ fn two_processes_in_one_group_split_the_partitions_and_copy_everything() {
     std::thread::sleep(Duration::from_secs(6));
     let total = 4000;
     for round in 0..4 {
-        common::produce(&a.bootstrap, "t", &kr::records(total / 4, 4, &format!("r{round}")));
+        common::produce(
+            &a.bootstrap,
+            "t",
+            &kr::records(total / 4, 4, &format!("r{round}")),
+        );
     }
     wait_until("every record committed", Duration::from_secs(60), || {
         common::committed(&a.bootstrap, "g", "t", 4) == vec![(total / 4) as i64; 4]
@@ -79,11 +90,30 @@ fn a_recreated_source_topic_under_a_committed_group_fails_with_exit_1() {
         "{}",
         run.stderr
     );
-    assert_eq!(common::read_all(&b.bootstrap, "t").len(), 40, "nothing was copied");
-    assert_eq!(common::committed(&a.bootstrap, "g", "t", 2), vec![20, 20], "nothing moved");
+    assert_eq!(
+        common::read_all(&b.bootstrap, "t").len(),
+        40,
+        "nothing was copied"
+    );
+    assert_eq!(
+        common::committed(&a.bootstrap, "g", "t", 2),
+        vec![20, 20],
+        "nothing moved"
+    );
 
     // Choosing a policy copies the new records.
-    let run = kr::run(&args(&a, &b, &["--topics", "t", "--until-caught-up", "--on-gap", "earliest", "--json"]));
+    let run = kr::run(&args(
+        &a,
+        &b,
+        &[
+            "--topics",
+            "t",
+            "--until-caught-up",
+            "--on-gap",
+            "earliest",
+            "--json",
+        ],
+    ));
     assert_eq!(run.code, 0, "{run:?}");
     assert_eq!(run.json()["records"], 6);
 }
@@ -97,7 +127,11 @@ fn first_signal_commits_and_exits_0_second_exits_130() {
     common::produce(&a.bootstrap, "t", &kr::records(500, 2, "s"));
 
     // Continuous run: stops on the first SIGINT with everything verified and committed.
-    let child = kr::spawn(&args(&a, &b, &["--topics", "t", "--json", "--commit-interval", "1h"]));
+    let child = kr::spawn(&args(
+        &a,
+        &b,
+        &["--topics", "t", "--json", "--commit-interval", "1h"],
+    ));
     wait_until("the copy", Duration::from_secs(60), || {
         common::read_all(&b.bootstrap, "t").len() >= 500
     });
@@ -108,7 +142,11 @@ fn first_signal_commits_and_exits_0_second_exits_130() {
     assert_eq!(common::committed(&a.bootstrap, "g", "t", 2), vec![250, 250]);
 
     // With the target frozen the graceful stop would wait; a second signal exits at once.
-    let child = kr::spawn(&args(&a, &b, &["--topics", "t", "--delivery-timeout", "60s"]));
+    let child = kr::spawn(&args(
+        &a,
+        &b,
+        &["--topics", "t", "--delivery-timeout", "60s"],
+    ));
     std::thread::sleep(Duration::from_secs(3));
     b.freeze();
     common::produce(&a.bootstrap, "t", &kr::records(100, 2, "more"));

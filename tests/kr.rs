@@ -54,8 +54,14 @@ pub fn wait(mut child: Child, limit: Duration) -> Run {
         if let Some(status) = child.try_wait().expect("wait") {
             let mut stdout = String::new();
             let mut stderr = String::new();
-            child.stdout.take().map(|mut o| o.read_to_string(&mut stdout));
-            child.stderr.take().map(|mut e| e.read_to_string(&mut stderr));
+            child
+                .stdout
+                .take()
+                .map(|mut o| o.read_to_string(&mut stdout));
+            child
+                .stderr
+                .take()
+                .map(|mut e| e.read_to_string(&mut stderr));
             let code = status.code().unwrap_or(-1);
             return Run {
                 code,
@@ -67,7 +73,10 @@ pub fn wait(mut child: Child, limit: Duration) -> Run {
             let _ = child.kill();
             let _ = child.wait();
             let mut stderr = String::new();
-            child.stderr.take().map(|mut e| e.read_to_string(&mut stderr));
+            child
+                .stderr
+                .take()
+                .map(|mut e| e.read_to_string(&mut stderr));
             panic!("kreplicate did not exit within {limit:?}; stderr: {stderr}");
         }
         std::thread::sleep(Duration::from_millis(20));
@@ -115,7 +124,10 @@ pub fn records(n: usize, partitions: i32, tag: &str) -> Vec<Rec> {
 
 /// Records of one partition in offset order, as comparable records.
 pub fn partition(got: &[Got], p: i32) -> Vec<Rec> {
-    got.iter().filter(|g| g.partition == p).map(Got::to_rec).collect()
+    got.iter()
+        .filter(|g| g.partition == p)
+        .map(Got::to_rec)
+        .collect()
 }
 
 /// The at-least-once invariant, asserted on the committed positions themselves: every source
@@ -153,7 +165,13 @@ pub fn assert_committed_is_covered(
 /// dropped, keeping each record's last copy: a rerun re-sends everything from the committed
 /// position in order, so last copies are in source order even where a failed run left later
 /// records ahead of a failed one. Returns how many duplicates there were.
-pub fn assert_complete(a: &str, b: &str, source_topic: &str, target_topic: &str, partitions: i32) -> usize {
+pub fn assert_complete(
+    a: &str,
+    b: &str,
+    source_topic: &str,
+    target_topic: &str,
+    partitions: i32,
+) -> usize {
     let src = common::read_all(a, source_topic);
     let dst = common::read_all(b, target_topic);
     let mut dups = 0;
@@ -167,8 +185,15 @@ pub fn assert_complete(a: &str, b: &str, source_topic: &str, target_topic: &str,
             .collect();
         got.reverse();
         dups += partition(&dst, p).len() - got.len();
-        assert_eq!(got.len(), want.len(), "{target_topic}[{p}]: record count (after dropping duplicates)");
-        assert!(got == want, "{target_topic}[{p}] is not an exact, in-order copy of {source_topic}[{p}]");
+        assert_eq!(
+            got.len(),
+            want.len(),
+            "{target_topic}[{p}]: record count (after dropping duplicates)"
+        );
+        assert!(
+            got == want,
+            "{target_topic}[{p}] is not an exact, in-order copy of {source_topic}[{p}]"
+        );
     }
     dups
 }

@@ -1,0 +1,95 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'kreplicate' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'kreplicate'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'kreplicate' {
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Source cluster: a name from the config file, or host:port[,host:port]')
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Target cluster: a name from the config file, or host:port[,host:port]')
+            [CompletionResult]::new('--topics', '--topics', [CompletionResultType]::ParameterName, 'Topics to copy: a comma list, or a regex when it starts with ''^'' (resolved at start; internal topics ''__*'' never match a regex)')
+            [CompletionResult]::new('--guarantee', '--guarantee', [CompletionResultType]::ParameterName, 'Delivery guarantee [default: at-least-once]')
+            [CompletionResult]::new('--rename', '--rename', [CompletionResultType]::ParameterName, 'Target topic name; {topic} stands for the source topic''s name [default: {topic}]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'YAML config file [default: $XDG_CONFIG_HOME/kreplicate/config.yaml]')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'Source consumer group holding the committed positions [default: kreplicate.<TO>]')
+            [CompletionResult]::new('--start', '--start', [CompletionResultType]::ParameterName, 'Where a group with no committed position starts [default: earliest]')
+            [CompletionResult]::new('--on-gap', '--on-gap', [CompletionResultType]::ParameterName, 'What to do when a committed position lies outside the source log (retention, a recreated topic): fail, or skip to the earliest or latest record [default: fail]')
+            [CompletionResult]::new('--replication-factor', '--replication-factor', [CompletionResultType]::ParameterName, 'Replication factor for topics made by --create-topics [default: the broker''s]')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'Longest wait for one record''s acknowledgement by the target before the run fails (e.g. 500ms, 30s, 2m) [default: 2m]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Longest wait for a broker request at start (metadata, topic checks) [default: 30s]')
+            [CompletionResult]::new('--commit-interval', '--commit-interval', [CompletionResultType]::ParameterName, 'How often verified positions are committed to the source group [default: 5s]')
+            [CompletionResult]::new('-X', '-X ', [CompletionResultType]::ParameterName, 'librdkafka property for the source consumer (repeatable), e.g. -X fetch.max.bytes=1048576')
+            [CompletionResult]::new('--from-property', '--from-property', [CompletionResultType]::ParameterName, 'librdkafka property for the source consumer (repeatable), e.g. -X fetch.max.bytes=1048576')
+            [CompletionResult]::new('--to-property', '--to-property', [CompletionResultType]::ParameterName, 'librdkafka property for the target producer (repeatable), e.g. --to-property linger.ms=20')
+            [CompletionResult]::new('--until-caught-up', '--until-caught-up', [CompletionResultType]::ParameterName, 'Copy up to the end of every partition as seen at start, commit, and exit 0')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON summary object on stdout at exit (human output stays on stderr)')
+            [CompletionResult]::new('--create-topics', '--create-topics', [CompletionResultType]::ParameterName, 'Create missing target topics with the source''s partition count')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Replicate sample records between two in-process mock clusters, with a broker fault injected mid-run, and check that every record arrived (no Kafka needed)')
+            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Compare source and target partition by partition: counts, offset ranges and a digest of key, value, headers and timestamp in order; exit 0 when the target is an exact copy')
+            [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write the man page and shell completions (man/, completions/) under DIR')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'kreplicate;demo' {
+            [CompletionResult]::new('--guarantee', '--guarantee', [CompletionResultType]::ParameterName, 'Delivery guarantee to demonstrate')
+            [CompletionResult]::new('--records', '--records', [CompletionResultType]::ParameterName, 'Number of sample records')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the summary as one JSON object on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'kreplicate;verify' {
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Source cluster: a name from the config file, or host:port[,host:port]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'kreplicate;generate' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'kreplicate;help' {
+            [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Replicate sample records between two in-process mock clusters, with a broker fault injected mid-run, and check that every record arrived (no Kafka needed)')
+            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Compare source and target partition by partition: counts, offset ranges and a digest of key, value, headers and timestamp in order; exit 0 when the target is an exact copy')
+            [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write the man page and shell completions (man/, completions/) under DIR')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'kreplicate;help;demo' {
+            break
+        }
+        'kreplicate;help;verify' {
+            break
+        }
+        'kreplicate;help;generate' {
+            break
+        }
+        'kreplicate;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

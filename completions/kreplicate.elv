@@ -1,0 +1,81 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[kreplicate] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'kreplicate'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'kreplicate'= {
+            cand --from 'Source cluster: a name from the config file, or host:port[,host:port]'
+            cand --to 'Target cluster: a name from the config file, or host:port[,host:port]'
+            cand --topics 'Topics to copy: a comma list, or a regex when it starts with ''^'' (resolved at start; internal topics ''__*'' never match a regex)'
+            cand --guarantee 'Delivery guarantee [default: at-least-once]'
+            cand --rename 'Target topic name; {topic} stands for the source topic''s name [default: {topic}]'
+            cand --config 'YAML config file [default: $XDG_CONFIG_HOME/kreplicate/config.yaml]'
+            cand --group 'Source consumer group holding the committed positions [default: kreplicate.<TO>]'
+            cand --start 'Where a group with no committed position starts [default: earliest]'
+            cand --on-gap 'What to do when a committed position lies outside the source log (retention, a recreated topic): fail, or skip to the earliest or latest record [default: fail]'
+            cand --replication-factor 'Replication factor for topics made by --create-topics [default: the broker''s]'
+            cand --delivery-timeout 'Longest wait for one record''s acknowledgement by the target before the run fails (e.g. 500ms, 30s, 2m) [default: 2m]'
+            cand --timeout 'Longest wait for a broker request at start (metadata, topic checks) [default: 30s]'
+            cand --commit-interval 'How often verified positions are committed to the source group [default: 5s]'
+            cand -X 'librdkafka property for the source consumer (repeatable), e.g. -X fetch.max.bytes=1048576'
+            cand --from-property 'librdkafka property for the source consumer (repeatable), e.g. -X fetch.max.bytes=1048576'
+            cand --to-property 'librdkafka property for the target producer (repeatable), e.g. --to-property linger.ms=20'
+            cand --until-caught-up 'Copy up to the end of every partition as seen at start, commit, and exit 0'
+            cand --json 'Print one JSON summary object on stdout at exit (human output stays on stderr)'
+            cand --create-topics 'Create missing target topics with the source''s partition count'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand demo 'Replicate sample records between two in-process mock clusters, with a broker fault injected mid-run, and check that every record arrived (no Kafka needed)'
+            cand verify 'Compare source and target partition by partition: counts, offset ranges and a digest of key, value, headers and timestamp in order; exit 0 when the target is an exact copy'
+            cand generate 'Write the man page and shell completions (man/, completions/) under DIR'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'kreplicate;demo'= {
+            cand --guarantee 'Delivery guarantee to demonstrate'
+            cand --records 'Number of sample records'
+            cand --json 'Print the summary as one JSON object on stdout'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'kreplicate;verify'= {
+            cand --from 'Source cluster: a name from the config file, or host:port[,host:port]'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'kreplicate;generate'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'kreplicate;help'= {
+            cand demo 'Replicate sample records between two in-process mock clusters, with a broker fault injected mid-run, and check that every record arrived (no Kafka needed)'
+            cand verify 'Compare source and target partition by partition: counts, offset ranges and a digest of key, value, headers and timestamp in order; exit 0 when the target is an exact copy'
+            cand generate 'Write the man page and shell completions (man/, completions/) under DIR'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'kreplicate;help;demo'= {
+        }
+        &'kreplicate;help;verify'= {
+        }
+        &'kreplicate;help;generate'= {
+        }
+        &'kreplicate;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

@@ -1,0 +1,68 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_kreplicate_global_optspecs
+    string join \n from= to= topics= guarantee= rename= config= group= until-caught-up json start= on-gap= create-topics replication-factor= delivery-timeout= timeout= commit-interval= X/from-property= to-property= h/help V/version
+end
+
+function __fish_kreplicate_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_kreplicate_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_kreplicate_using_subcommand
+    set -l cmd (__fish_kreplicate_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l from -d 'Source cluster: a name from the config file, or host:port[,host:port]' -r
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l to -d 'Target cluster: a name from the config file, or host:port[,host:port]' -r
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l topics -d 'Topics to copy: a comma list, or a regex when it starts with \'^\' (resolved at start; internal topics \'__*\' never match a regex)' -r
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l guarantee -d 'Delivery guarantee [default: at-least-once]' -r -f -a "none\t'Fastest: offsets are committed as records are read; records may be lost on failure'
+at-least-once\t'Commit only what the target acknowledged; duplicates possible after a failure'
+exactly-once\t'Transactional copy with positions kept on the target (not yet available)'"
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l rename -d 'Target topic name; {topic} stands for the source topic\'s name [default: {topic}]' -r
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l config -d 'YAML config file [default: $XDG_CONFIG_HOME/kreplicate/config.yaml]' -r -F
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l group -d 'Source consumer group holding the committed positions [default: kreplicate.<TO>]' -r
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l start -d 'Where a group with no committed position starts [default: earliest]' -r -f -a "earliest\t'The oldest record still in the source'
+latest\t'Only records written after the run starts'"
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l on-gap -d 'What to do when a committed position lies outside the source log (retention, a recreated topic): fail, or skip to the earliest or latest record [default: fail]' -r -f -a "fail\t'Stop with exit 1 and name the partition and offsets'
+earliest\t'Continue from the oldest record still in the source'
+latest\t'Continue from the newest record of the source'"
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l replication-factor -d 'Replication factor for topics made by --create-topics [default: the broker\'s]' -r
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l delivery-timeout -d 'Longest wait for one record\'s acknowledgement by the target before the run fails (e.g. 500ms, 30s, 2m) [default: 2m]' -r
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l timeout -d 'Longest wait for a broker request at start (metadata, topic checks) [default: 30s]' -r
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l commit-interval -d 'How often verified positions are committed to the source group [default: 5s]' -r
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -s X -l from-property -d 'librdkafka property for the source consumer (repeatable), e.g. -X fetch.max.bytes=1048576' -r
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l to-property -d 'librdkafka property for the target producer (repeatable), e.g. --to-property linger.ms=20' -r
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l until-caught-up -d 'Copy up to the end of every partition as seen at start, commit, and exit 0'
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l json -d 'Print one JSON summary object on stdout at exit (human output stays on stderr)'
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l create-topics -d 'Create missing target topics with the source\'s partition count'
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -s V -l version -d 'Print version'
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -f -a "demo" -d 'Replicate sample records between two in-process mock clusters, with a broker fault injected mid-run, and check that every record arrived (no Kafka needed)'
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -f -a "verify" -d 'Compare source and target partition by partition: counts, offset ranges and a digest of key, value, headers and timestamp in order; exit 0 when the target is an exact copy'
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -f -a "generate" -d 'Write the man page and shell completions (man/, completions/) under DIR'
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand demo" -l guarantee -d 'Delivery guarantee to demonstrate' -r -f -a "none\t'Fastest: offsets are committed as records are read; records may be lost on failure'
+at-least-once\t'Commit only what the target acknowledged; duplicates possible after a failure'
+exactly-once\t'Transactional copy with positions kept on the target (not yet available)'"
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand demo" -l records -d 'Number of sample records' -r
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand demo" -l json -d 'Print the summary as one JSON object on stdout'
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand demo" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l from -d 'Source cluster: a name from the config file, or host:port[,host:port]' -r
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -s h -l help -d 'Print help'
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand generate" -s h -l help -d 'Print help'
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand help; and not __fish_seen_subcommand_from demo verify generate help" -f -a "demo" -d 'Replicate sample records between two in-process mock clusters, with a broker fault injected mid-run, and check that every record arrived (no Kafka needed)'
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand help; and not __fish_seen_subcommand_from demo verify generate help" -f -a "verify" -d 'Compare source and target partition by partition: counts, offset ranges and a digest of key, value, headers and timestamp in order; exit 0 when the target is an exact copy'
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand help; and not __fish_seen_subcommand_from demo verify generate help" -f -a "generate" -d 'Write the man page and shell completions (man/, completions/) under DIR'
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand help; and not __fish_seen_subcommand_from demo verify generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
