@@ -7,6 +7,7 @@ mod kr;
 
 mod bad_input;
 mod copy;
+mod docs;
 mod faults;
 mod groups;
 mod harness;
