@@ -156,6 +156,33 @@ pub struct CopyArgs {
     /// librdkafka property for the target producer (repeatable), e.g. --to-property linger.ms=20
     #[arg(long = "to-property", value_name = "KEY=VALUE")]
     pub to_property: Vec<String>,
+
+    /// exactly-once: this process owns the source partitions of static shard I of N (run one
+    /// process per shard; each shard has its own transactional identity) [default: 1/1]
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+
+    /// exactly-once: commit a transaction after this many records [default: 20000]
+    #[arg(long, value_name = "N")]
+    pub txn_max_records: Option<u64>,
+
+    /// exactly-once: commit a transaction after this many key + value bytes (e.g. 32MiB)
+    /// [default: 32MiB]
+    #[arg(long, value_name = "SIZE")]
+    pub txn_max_bytes: Option<String>,
+
+    /// exactly-once: commit a transaction after this long [default: 2s]
+    #[arg(long, value_name = "DURATION")]
+    pub txn_max_time: Option<String>,
+
+    /// No progress display and no summary line on stderr (errors are still printed)
+    #[arg(short, long)]
+    pub quiet: bool,
+
+    /// Diagnostics on stderr, including librdkafka's log: -v info, -vv debug, -vvv trace
+    /// (RUST_LOG=<level> works too)
+    #[arg(short, long, action = clap::ArgAction::Count)]
+    pub verbose: u8,
 }
 
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum, Deserialize)]
@@ -166,7 +193,8 @@ pub enum Guarantee {
     /// Commit only what the target acknowledged; duplicates possible after a failure
     #[default]
     AtLeastOnce,
-    /// Transactional copy with positions kept on the target (not yet available)
+    /// Transactional copy; the target holds the positions; read_committed readers of the
+    /// target see every record once
     ExactlyOnce,
 }
 

@@ -10,6 +10,7 @@ use serde::Deserialize;
 
 use crate::cli::{CopyArgs, GapPolicy, Guarantee, StartPosition};
 use crate::error::{Error, Result};
+use crate::transactional::Shard;
 
 /// Environment variable naming the config file (below `--config`, above the default path).
 pub const CONFIG_ENV: &str = "KREPLICATE_CONFIG";
@@ -50,6 +51,10 @@ pub struct Defaults {
     pub commit_interval: Option<String>,
     pub create_topics: Option<bool>,
     pub replication_factor: Option<i32>,
+    pub shard: Option<String>,
+    pub txn_max_records: Option<u64>,
+    pub txn_max_bytes: Option<String>,
+    pub txn_max_time: Option<String>,
 }
 
 /// One side of the copy.
@@ -115,6 +120,12 @@ pub struct RunOptions {
     pub commit_interval: Duration,
     pub create_topics: bool,
     pub replication_factor: Option<i32>,
+    /// exactly-once: the static shard this process owns.
+    pub shard: Shard,
+    /// exactly-once: bounds on one transaction.
+    pub txn_max_records: u64,
+    pub txn_max_bytes: u64,
+    pub txn_max_time: Duration,
 }
 
 impl RunOptions {
@@ -194,11 +205,6 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
 
     let topics = TopicSelection::parse(&topics)?;
     let guarantee = args.guarantee.or(d.guarantee).unwrap_or_default();
-    if guarantee == Guarantee::ExactlyOnce {
-        return Err(Error::usage(
-            "--guarantee exactly-once is not available in this version; use at-least-once (the default) or none",
-        ));
-    }
     let rename = args
         .rename
         .clone()
@@ -270,6 +276,28 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
             "--delivery-timeout must be at most 240s (it has to stay below the consumer's max.poll.interval.ms)",
         ));
     }
+    let txn_max_time = duration(
+        &args.txn_max_time,
+        &d.txn_max_time,
+        "txn-max-time",
+        Duration::from_secs(2),
+    )?;
+    let shard = match args.shard.as_ref().or(d.shard.as_ref()) {
+        Some(s) => Shard::parse(s).map_err(|e| Error::usage(format!("--shard '{s}': {e}")))?,
+        None => Shard::default(),
+    };
+    let txn_max_records = args.txn_max_records.or(d.txn_max_records).unwrap_or(20_000);
+    let txn_max_bytes = match args.txn_max_bytes.as_ref().or(d.txn_max_bytes.as_ref()) {
+        Some(s) => {
+            parse_size(s).map_err(|e| Error::usage(format!("--txn-max-bytes '{s}': {e}")))?
+        }
+        None => 32 << 20,
+    };
+    if txn_max_records == 0 || txn_max_bytes == 0 || txn_max_time.is_zero() {
+        return Err(Error::usage(
+            "--txn-max-records, --txn-max-bytes and --txn-max-time must be greater than zero",
+        ));
+    }
     let replication_factor = args.replication_factor.or(d.replication_factor);
     if let Some(rf) = replication_factor {
         if rf < 1 {
@@ -292,6 +320,10 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
         commit_interval,
         create_topics: args.create_topics || d.create_topics.unwrap_or(false),
         replication_factor,
+        shard,
+        txn_max_records,
+        txn_max_bytes,
+        txn_max_time,
     })
 }
 
@@ -406,6 +438,32 @@ pub fn parse_properties(items: &[String], flag: &str) -> Result<Vec<(String, Str
         .collect()
 }
 
+/// `1048576`, `512KiB`, `32MiB`, `1GiB` (also KB, MB, GB as powers of 1000).
+pub fn parse_size(s: &str) -> std::result::Result<u64, String> {
+    let s = s.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let n: u64 = num
+        .parse()
+        .map_err(|_| "expected a size such as 1048576, 512KiB or 32MiB".to_string())?;
+    let mult: u64 = match unit.trim() {
+        "" | "B" => 1,
+        "KiB" => 1 << 10,
+        "MiB" => 1 << 20,
+        "GiB" => 1 << 30,
+        "KB" => 1000,
+        "MB" => 1_000_000,
+        "GB" => 1_000_000_000,
+        u => {
+            return Err(format!(
+                "unknown unit '{u}' (use KiB, MiB, GiB, KB, MB or GB)"
+            ))
+        }
+    };
+    n.checked_mul(mult)
+        .ok_or_else(|| "size out of range".to_string())
+}
+
 /// `500ms`, `30s`, `2m`, `1h`, or a bare number of seconds.
 pub fn parse_duration(s: &str) -> std::result::Result<Duration, String> {
     let s = s.trim();
@@ -441,6 +499,14 @@ mod tests {
         assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
         assert!(parse_duration("5 parsecs").is_err());
         assert!(parse_duration("").is_err());
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("1000").unwrap(), 1000);
+        assert_eq!(parse_size("32MiB").unwrap(), 32 << 20);
+        assert_eq!(parse_size("2KB").unwrap(), 2000);
+        assert!(parse_size("3 furlongs").is_err());
     }
 
     #[test]

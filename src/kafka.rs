@@ -28,6 +28,13 @@ const PRODUCER_OWNED: &[(&str, &str)] = &[
     ("delivery.timeout.ms", "--delivery-timeout"),
 ];
 
+/// `(key, required value)` the exactly-once consumer depends on, besides the at-least-once ones.
+const EOS_CONSUMER: &[(&str, &str)] = &[
+    ("enable.auto.commit", "false"),
+    ("enable.auto.offset.store", "false"),
+    ("isolation.level", "read_committed"),
+];
+
 /// `(key, required value)` the at-least-once consumer depends on.
 const ALO_CONSUMER: &[(&str, &str)] = &[
     ("enable.auto.commit", "false"),
@@ -98,7 +105,8 @@ fn apply_cluster(c: &mut ClientConfig, spec: &ClusterSpec) {
 pub fn consumer_config(opts: &RunOptions) -> Result<ClientConfig, Error> {
     let safe: &[(&str, &str)] = match opts.guarantee {
         Guarantee::None => &[],
-        _ => ALO_CONSUMER,
+        Guarantee::AtLeastOnce => ALO_CONSUMER,
+        Guarantee::ExactlyOnce => EOS_CONSUMER,
     };
     check(
         &opts.from,
@@ -131,7 +139,7 @@ pub fn consumer_config(opts: &RunOptions) -> Result<ClientConfig, Error> {
             c.set("enable.auto.offset.store", "true");
         }
         _ => {
-            for (k, v) in ALO_CONSUMER {
+            for (k, v) in safe {
                 c.set(*k, *v);
             }
         }
@@ -167,6 +175,9 @@ pub fn producer_config(opts: &RunOptions) -> Result<ClientConfig, Error> {
         for (k, v) in ALO_PRODUCER {
             c.set(*k, *v);
         }
+    }
+    if opts.guarantee == Guarantee::ExactlyOnce {
+        crate::transactional::configure(opts, &mut c)?;
     }
     Ok(c)
 }

@@ -11,6 +11,9 @@ pub mod kafka;
 pub mod mock;
 pub mod offsets;
 pub mod pipeline;
+pub mod progress;
+pub mod topics;
+pub mod transactional;
 pub mod verify;
 
 use std::ffi::OsString;
@@ -89,18 +92,25 @@ fn run_copy(args: &cli::CopyArgs) -> Result<i32, Error> {
         .enable_all()
         .build()
         .map_err(|e| Error::failed(format!("cannot start the runtime: {e}")))?;
+    progress::init_logging(args.verbose);
     let stop = Arc::new(AtomicBool::new(false));
+    let quiet = args.quiet;
     runtime.block_on(async {
         watch_signals(stop.clone())?;
         let progress = Arc::new(Progress::default());
         // librdkafka calls block: keep them off the async workers.
         let summary = tokio::task::spawn_blocking(move || -> Result<Summary, Error> {
-            let replicator = Replicator::prepare(&opts, progress)?;
-            Ok(replicator.run(&stop))
+            let replicator = Replicator::prepare(&opts, progress.clone())?;
+            let live = progress::start(progress, quiet);
+            let summary = replicator.run(&stop);
+            if let Some(live) = live {
+                live.finish();
+            }
+            Ok(summary)
         })
         .await
         .map_err(|e| Error::failed(format!("the replication thread failed: {e}")))??;
-        report(&summary, args.json);
+        report(&summary, args.json, quiet);
         Ok(summary.exit_code())
     })
 }
@@ -120,30 +130,34 @@ fn watch_signals(stop: Arc<AtomicBool>) -> Result<(), Error> {
                 _ = term.recv() => {}
             }
             if stop.swap(true, Ordering::SeqCst) {
-                eprintln!("kreplicate: second signal: exiting now without committing");
+                progress::say("kreplicate: second signal: exiting now without committing");
                 std::process::exit(EXIT_INTERRUPTED);
             }
-            eprintln!("kreplicate: stopping: flushing, verifying and committing (signal again to exit at once)");
+            progress::say(
+                "kreplicate: stopping: flushing, verifying and committing (signal again to exit at once)",
+            );
         }
     });
     Ok(())
 }
 
-fn report(summary: &Summary, json: bool) {
-    let committed = summary
-        .partitions
-        .iter()
-        .filter(|p| p.committed.is_some())
-        .count();
-    eprintln!(
-        "kreplicate: {}: copied {} records ({:.1} MB) in {:.1} s with --guarantee {}; committed positions for {committed} of {} partitions",
-        summary.status,
-        summary.records,
-        summary.bytes as f64 / 1e6,
-        summary.seconds,
-        summary.guarantee,
-        summary.partitions.len()
-    );
+fn report(summary: &Summary, json: bool, quiet: bool) {
+    if !quiet {
+        let committed = summary
+            .partitions
+            .iter()
+            .filter(|p| p.committed.is_some())
+            .count();
+        eprintln!(
+            "kreplicate: {}: copied {} records ({:.1} MB) in {:.1} s with --guarantee {}; committed positions for {committed} of {} partitions",
+            summary.status,
+            summary.records,
+            summary.bytes as f64 / 1e6,
+            summary.seconds,
+            summary.guarantee,
+            summary.partitions.len()
+        );
+    }
     if let Some(e) = &summary.error {
         eprintln!("kreplicate: error: {}", one_line(e));
     }

@@ -5,45 +5,68 @@
 //! producer's delivery reports, which feed a [`PartitionTracker`] per source partition.
 //! Rebalance callbacks run on this same thread (inside `consumer.poll`), so a revoke can
 //! flush, verify and commit without any cross-thread rendezvous.
+//!
+//! `exactly-once` has its own loop (transactions) in [`crate::transactional`]; the pieces
+//! both loops need (reading to the end, classifying consumer errors, copying a record, the
+//! summary) live here.
 
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::CString;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-use rdkafka::client::{ClientContext, DefaultClientContext};
+use rdkafka::client::ClientContext;
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext};
-use rdkafka::error::{KafkaError, RDKafkaErrorCode};
-use rdkafka::message::Message;
+use rdkafka::error::{KafkaError, KafkaResult, RDKafkaErrorCode};
+use rdkafka::message::{BorrowedMessage, Message, OwnedHeaders};
 use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer, ProducerContext};
 use rdkafka::types::RDKafkaRespErr;
+use rdkafka::util::IntoOpaque;
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::cli::{GapPolicy, Guarantee, StartPosition};
-use crate::config::{RunOptions, TopicSelection};
-use crate::error::{Error, Result};
+use crate::config::RunOptions;
+use crate::error::Result;
 use crate::kafka;
 use crate::offsets::{NextOffset, PartitionTracker};
+use crate::topics::{self, Route};
 
 // Source offsets travel as the delivery opaque (`usize`).
 const _: () = assert!(usize::BITS == 64, "kreplicate needs a 64-bit target");
 
 /// Live counters, readable from other threads (progress display, the demo).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Progress {
     /// Records acknowledged by the target.
     pub records: AtomicU64,
     /// Key + value bytes acknowledged by the target.
     pub bytes: AtomicU64,
+    /// Source partitions assigned to this process.
+    pub assigned: AtomicU64,
+    /// Of those, partitions with a committed position.
+    pub committed: AtomicU64,
+    /// Records between the read positions and the partition ends; -1 until known.
+    pub lag: AtomicI64,
+}
+
+impl Default for Progress {
+    fn default() -> Self {
+        Progress {
+            records: AtomicU64::new(0),
+            bytes: AtomicU64::new(0),
+            assigned: AtomicU64::new(0),
+            committed: AtomicU64::new(0),
+            lag: AtomicI64::new(-1),
+        }
+    }
 }
 
 /// What a run did, for the human line on stderr and the `--json` object.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Summary {
     pub guarantee: &'static str,
-    /// Records acknowledged by the target in this run.
+    /// Records acknowledged by the target in this run (committed, under exactly-once).
     pub records: u64,
     /// Key + value bytes of those records.
     pub bytes: u64,
@@ -71,29 +94,362 @@ impl Summary {
             0
         }
     }
+
+    pub(crate) fn new(
+        opts: &RunOptions,
+        started: Instant,
+        stopped: bool,
+        failure: Option<String>,
+        progress: &Progress,
+        positions: BTreeMap<(String, i32), Option<i64>>,
+    ) -> Self {
+        let status = match (&failure, stopped) {
+            (Some(_), _) => "failed",
+            (None, true) => "stopped",
+            (None, false) => "ok",
+        };
+        Summary {
+            guarantee: opts.guarantee.as_str(),
+            records: progress.records.load(Ordering::Relaxed),
+            bytes: progress.bytes.load(Ordering::Relaxed),
+            seconds: started.elapsed().as_secs_f64(),
+            status,
+            error: failure,
+            partitions: positions
+                .into_iter()
+                .map(|((topic, partition), committed)| PartitionSummary {
+                    target_topic: opts.target_topic(&topic),
+                    topic,
+                    partition,
+                    committed,
+                })
+                .collect(),
+        }
+    }
 }
 
-/// A source topic and where it goes.
-#[derive(Debug, Clone)]
-struct Route {
-    source: String,
-    target: String,
-    partitions: i32,
+/// A run that passed every check and is ready to copy.
+pub struct Replicator(Engine);
+
+enum Engine {
+    Acked(Acked),
+    Transactional(crate::transactional::Exactly),
 }
 
-#[derive(Debug)]
-struct PartState {
-    tracker: PartitionTracker,
-    /// Where this assignment started reading.
+impl Replicator {
+    /// Validates properties, checks both clusters and the topics (creating missing target
+    /// topics when asked) and builds the clients. Any error is a usage error: nothing was
+    /// consumed, produced or committed.
+    pub fn prepare(opts: &RunOptions, progress: Arc<Progress>) -> Result<Self> {
+        let consumer_cfg = kafka::consumer_config(opts)?;
+        let producer_cfg = kafka::producer_config(opts)?;
+        let routes = topics::check(opts)?;
+        let engine = match opts.guarantee {
+            Guarantee::ExactlyOnce => Engine::Transactional(crate::transactional::Exactly::new(
+                opts,
+                routes,
+                progress,
+                consumer_cfg,
+                producer_cfg,
+            )?),
+            _ => Engine::Acked(Acked::new(
+                opts,
+                routes,
+                progress,
+                consumer_cfg,
+                producer_cfg,
+            )?),
+        };
+        Ok(Replicator(engine))
+    }
+
+    /// Copies until `stop` is set, a failure happens, or (with `--until-caught-up`) every
+    /// assigned partition is caught up; then flushes, verifies and commits.
+    pub fn run(self, stop: &AtomicBool) -> Summary {
+        match self.0 {
+            Engine::Acked(e) => e.run(stop),
+            Engine::Transactional(e) => e.run(stop),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Pieces shared by both loops
+// ---------------------------------------------------------------------------------------
+
+/// What one consumer poll means for a loop.
+pub(crate) enum Polled<'a> {
+    Record(BorrowedMessage<'a>),
+    /// Nothing new, or a partition reached its end.
+    Idle,
+    /// A committed position lies outside the source log.
+    Gap,
+    /// The run cannot go on.
+    Fatal(String),
+    /// librdkafka retries these (a broker restarting, a network blip).
+    Transient(KafkaError),
+}
+
+pub(crate) fn classify<'a>(
+    polled: Option<KafkaResult<BorrowedMessage<'a>>>,
+    source: &str,
+) -> Polled<'a> {
+    use RDKafkaErrorCode as C;
+    match polled {
+        Some(Ok(m)) => Polled::Record(m),
+        None | Some(Err(KafkaError::PartitionEOF(_))) => Polled::Idle,
+        Some(Err(KafkaError::MessageConsumption(C::OffsetOutOfRange | C::AutoOffsetReset))) => {
+            Polled::Gap
+        }
+        Some(Err(KafkaError::MessageConsumption(
+            code @ (C::UnknownTopicOrPartition
+            | C::UnknownTopic
+            | C::TopicAuthorizationFailed
+            | C::GroupAuthorizationFailed),
+        ))) => Polled::Fatal(format!("source cluster '{source}': {code}")),
+        Some(Err(KafkaError::MessageConsumptionFatal(code))) => Polled::Fatal(format!(
+            "source cluster '{source}': fatal consumer error: {code}"
+        )),
+        Some(Err(e)) => Polled::Transient(e),
+    }
+}
+
+/// Prints transient source errors at most every 30 s.
+#[derive(Default)]
+pub(crate) struct Warner(Option<Instant>);
+
+impl Warner {
+    pub(crate) fn warn(&mut self, source: &str, e: &KafkaError) {
+        if self.0.is_none_or(|t| t.elapsed() > Duration::from_secs(30)) {
+            crate::progress::say(&format!(
+                "kreplicate: warning: source cluster '{source}': {e}"
+            ));
+            self.0 = Some(Instant::now());
+        }
+    }
+}
+
+/// The target record for a source record: same partition, key, value (null or not),
+/// headers and timestamp.
+pub(crate) fn copy_record<'a, D: IntoOpaque>(
+    msg: &'a BorrowedMessage<'_>,
+    target: &'a str,
+    headers: Option<OwnedHeaders>,
+    opaque: D,
+) -> BaseRecord<'a, [u8], [u8], D> {
+    let mut record = BaseRecord::with_opaque_to(target, opaque).partition(msg.partition());
+    if let Some(k) = msg.key() {
+        record = record.key(k);
+    }
+    if let Some(v) = msg.payload() {
+        record = record.payload(v);
+    }
+    if let Some(ts) = msg.timestamp().to_millis() {
+        record = record.timestamp(ts);
+    }
+    if let Some(h) = headers {
+        record = record.headers(h);
+    }
+    record
+}
+
+/// Whether a partition has been read to its end.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum EndCheck {
+    Done,
+    NotYet,
+    /// The start lies outside the log and the policy is to fail.
+    Gap,
+    /// The start lies outside the log: move there and keep reading.
+    Reset(Offset),
+}
+
+/// `position` is the consumer's (Invalid until something was read), `start` where reading
+/// began, `low..high` the log as the last fetch saw it. A partition is done when the position
+/// reaches the high watermark of a fetch made after the run started: fetch high watermarks
+/// are right on every broker we know, unlike ListOffsets on tansu.
+pub(crate) fn end_check(
+    position: Offset,
     start: Offset,
-    caught_up: bool,
+    low: i64,
+    high: i64,
+    on_gap: GapPolicy,
+) -> EndCheck {
+    let pos = match (position, start) {
+        (Offset::Offset(n), _) | (_, Offset::Offset(n)) => n,
+        (_, Offset::Beginning) => low,
+        _ => high,
+    };
+    // Nothing read yet and the start lies outside the log: a source gap. Not every broker
+    // answers such a fetch with an error (tansu returns nothing), so it is caught here too.
+    if position == Offset::Invalid && (pos > high || pos < low) {
+        return match on_gap {
+            GapPolicy::Fail => EndCheck::Gap,
+            GapPolicy::Earliest => EndCheck::Reset(Offset::Beginning),
+            GapPolicy::Latest => EndCheck::Reset(Offset::End),
+        };
+    }
+    if pos >= high {
+        EndCheck::Done
+    } else {
+        EndCheck::NotYet
+    }
 }
+
+/// Per source partition: where reading started, and whether it reached the end.
+#[derive(Debug, Default)]
+pub(crate) struct Ends {
+    parts: BTreeMap<(String, i32), (Offset, bool)>,
+}
+
+impl Ends {
+    pub(crate) fn insert(&mut self, topic: &str, partition: i32, start: Offset) {
+        self.parts
+            .insert((topic.to_string(), partition), (start, false));
+    }
+
+    pub(crate) fn remove(&mut self, topic: &str, partition: i32) {
+        self.parts.remove(&(topic.to_string(), partition));
+    }
+
+    /// Where reading started, for partitions that started at a known offset.
+    pub(crate) fn starts(&self) -> Vec<(String, i32, i64)> {
+        self.parts
+            .iter()
+            .filter_map(|((t, p), (start, _))| match start {
+                Offset::Offset(n) => Some((t.clone(), *p, *n)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Checks every partition; pauses those that are done (the run copies what existed when
+    /// it started) and moves those past a gap the user chose to skip. `Ok(true)` when all are
+    /// done, `Err` with a message on a source gap.
+    pub(crate) fn check<C: ConsumerContext>(
+        &mut self,
+        consumer: &BaseConsumer<C>,
+        opts: &RunOptions,
+    ) -> std::result::Result<bool, String> {
+        let Ok(positions) = consumer.position() else {
+            return Ok(false);
+        };
+        let mut all = true;
+        let mut newly = TopicPartitionList::new();
+        for e in positions.elements() {
+            let Some((start, done)) = self.parts.get_mut(&(e.topic().to_string(), e.partition()))
+            else {
+                continue;
+            };
+            if *done {
+                continue;
+            }
+            let Some((low, high)) = cached_watermarks(consumer, e.topic(), e.partition()) else {
+                all = false;
+                continue;
+            };
+            match end_check(e.offset(), *start, low, high, opts.on_gap) {
+                EndCheck::Done => {
+                    *done = true;
+                    let _ = newly.add_partition(e.topic(), e.partition());
+                }
+                EndCheck::NotYet => all = false,
+                EndCheck::Gap => return Err(gap_message(consumer, self.starts(), opts)),
+                EndCheck::Reset(to) => {
+                    all = false;
+                    *start = to;
+                    if let Err(err) = consumer.seek(e.topic(), e.partition(), to, opts.timeout) {
+                        return Err(format!(
+                            "cannot skip the gap in {}[{}]: {err}",
+                            e.topic(),
+                            e.partition()
+                        ));
+                    }
+                }
+            }
+        }
+        if newly.count() > 0 {
+            let _ = consumer.pause(&newly);
+        }
+        Ok(all)
+    }
+}
+
+/// Records left to read in the assigned partitions, from the last fetch's high watermarks.
+pub(crate) fn lag<C: ConsumerContext>(consumer: &BaseConsumer<C>) -> Option<i64> {
+    let positions = consumer.position().ok()?;
+    let mut lag = 0;
+    for e in positions.elements() {
+        if let (Offset::Offset(pos), Some((_, high))) = (
+            e.offset(),
+            cached_watermarks(consumer, e.topic(), e.partition()),
+        ) {
+            lag += (high - pos).max(0);
+        }
+    }
+    Some(lag)
+}
+
+/// Names the partitions whose start position is outside the source log.
+pub(crate) fn gap_message<C: ConsumerContext>(
+    consumer: &BaseConsumer<C>,
+    starts: Vec<(String, i32, i64)>,
+    opts: &RunOptions,
+) -> String {
+    let mut gaps = Vec::new();
+    for (topic, partition, committed) in starts {
+        if let Ok((low, high)) = consumer.fetch_watermarks(&topic, partition, opts.timeout) {
+            if committed < low || committed > high {
+                gaps.push(format!(
+                    "{topic}[{partition}] committed position {committed} is outside the source log (offsets {low} to {high})"
+                ));
+            }
+        }
+    }
+    let what = if gaps.is_empty() {
+        "a committed position is outside the source log".to_string()
+    } else {
+        gaps.join("; ")
+    };
+    format!(
+        "source gap: {what}: records were deleted (retention) or the topic was recreated; nothing was skipped. Rerun with --on-gap earliest or --on-gap latest to skip the gap"
+    )
+}
+
+/// librdkafka's cached watermarks for a partition, taken from the last Fetch response
+/// (not ListOffsets). `None` until a fetch answered.
+pub(crate) fn cached_watermarks<C: ConsumerContext>(
+    consumer: &BaseConsumer<C>,
+    topic: &str,
+    partition: i32,
+) -> Option<(i64, i64)> {
+    let topic = CString::new(topic).ok()?;
+    let (mut low, mut high) = (-1i64, -1i64);
+    // SAFETY: the client pointer is valid for the consumer's lifetime; the call only reads
+    // librdkafka's partition state and writes the two integers.
+    let err = unsafe {
+        rdkafka_sys::rd_kafka_get_watermark_offsets(
+            consumer.client().native_ptr(),
+            topic.as_ptr(),
+            partition,
+            &mut low,
+            &mut high,
+        )
+    };
+    (err == rdkafka_sys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR && high >= 0)
+        .then_some((low.max(0), high))
+}
+
+// ---------------------------------------------------------------------------------------
+// `none` and `at-least-once`
+// ---------------------------------------------------------------------------------------
 
 /// Everything the loop, the delivery callback and the rebalance callback share.
 #[derive(Debug, Default)]
 struct State {
     /// Keyed by target topic (the delivery report names it), then partition.
-    parts: HashMap<String, BTreeMap<i32, PartState>>,
+    parts: HashMap<String, BTreeMap<i32, PartitionTracker>>,
+    ends: Ends,
     /// Committed positions of partitions this process no longer owns, for the summary.
     released: BTreeMap<(String, i32), i64>,
     /// The first failure that ends the run.
@@ -106,6 +462,17 @@ impl State {
         if self.failure.is_none() {
             self.failure = Some(msg);
         }
+    }
+
+    /// Publishes the assignment and commit counts for the progress display.
+    fn publish(&self, progress: &Progress) {
+        let (mut assigned, mut committed) = (0, 0);
+        for t in self.parts.values().flat_map(BTreeMap::values) {
+            assigned += 1;
+            committed += u64::from(t.committed().is_some());
+        }
+        progress.assigned.store(assigned, Ordering::Relaxed);
+        progress.committed.store(committed, Ordering::Relaxed);
     }
 }
 
@@ -143,7 +510,7 @@ impl ProducerContext for Deliveries {
         };
         let (topic, partition) = (msg.topic(), msg.partition());
         let mut st = self.shared.lock();
-        let Some(part) = st.parts.get_mut(topic).and_then(|p| p.get_mut(&partition)) else {
+        let Some(tracker) = st.parts.get_mut(topic).and_then(|p| p.get_mut(&partition)) else {
             // The partition was lost in a rebalance: its new owner starts from the last
             // commit, which never covered this record.
             return;
@@ -156,9 +523,9 @@ impl ProducerContext for Deliveries {
                     .progress
                     .bytes
                     .fetch_add(n as u64, Ordering::Relaxed);
-                part.tracker.acked(offset)
+                tracker.acked(offset)
             }
-            Some(e) => part.tracker.failed(offset, e.to_string()),
+            Some(e) => tracker.failed(offset, e.to_string()),
         };
         if let Some(e) = err {
             let source = self
@@ -229,6 +596,7 @@ impl Rebalancer {
         let mut st = self.shared.lock();
         st.assigned_once = true;
         for elem in committed.elements() {
+            let (topic, partition) = (elem.topic(), elem.partition());
             let start = match elem.offset() {
                 Offset::Offset(n) => Offset::Offset(n),
                 _ => match self.start {
@@ -237,27 +605,21 @@ impl Rebalancer {
                 },
             };
             if assignment
-                .add_partition_offset(elem.topic(), elem.partition(), start)
+                .add_partition_offset(topic, partition, start)
                 .is_err()
             {
-                st.fail(format!(
-                    "cannot assign {}[{}]",
-                    elem.topic(),
-                    elem.partition()
-                ));
+                st.fail(format!("cannot assign {topic}[{partition}]"));
             }
-            let Some(target) = self.shared.target_of.get(elem.topic()) else {
+            let Some(target) = self.shared.target_of.get(topic) else {
                 continue;
             };
-            st.parts.entry(target.clone()).or_default().insert(
-                elem.partition(),
-                PartState {
-                    tracker: PartitionTracker::new(),
-                    start,
-                    caught_up: false,
-                },
-            );
+            st.parts
+                .entry(target.clone())
+                .or_default()
+                .insert(partition, PartitionTracker::new());
+            st.ends.insert(topic, partition, start);
         }
+        st.publish(&self.shared.progress);
         drop(st);
         drop(committed);
         if let Err(e) = consumer.assign(&assignment) {
@@ -286,24 +648,24 @@ impl Rebalancer {
             .collect();
         if !lost && self.guarantee != Guarantee::None {
             let list = commit_list(&self.shared, Some(&revoked), true);
-            if list.count() > 0 {
-                // A failed commit here only means the next owner copies some records again.
-                if consumer.commit(&list, CommitMode::Sync).is_ok() {
-                    mark_committed(&self.shared, &list);
-                }
+            // A failed commit here only means the next owner copies some records again.
+            if list.count() > 0 && consumer.commit(&list, CommitMode::Sync).is_ok() {
+                mark_committed(&self.shared, &list);
             }
         }
         let mut st = self.shared.lock();
         for (source, partition) in revoked {
+            st.ends.remove(&source, partition);
             let Some(target) = self.shared.target_of.get(&source) else {
                 continue;
             };
-            if let Some(ps) = st.parts.get_mut(target).and_then(|p| p.remove(&partition)) {
-                if let (false, Some(c)) = (lost, ps.tracker.committed()) {
+            if let Some(t) = st.parts.get_mut(target).and_then(|p| p.remove(&partition)) {
+                if let (false, Some(c)) = (lost, t.committed()) {
                     st.released.insert((source, partition), c.get());
                 }
             }
         }
+        st.publish(&self.shared.progress);
         drop(st);
         let _ = consumer.unassign();
     }
@@ -318,15 +680,11 @@ fn commit_list(shared: &Shared, only: Option<&[(String, i32)]>, all: bool) -> To
         let Some(source) = shared.source_of.get(target) else {
             continue;
         };
-        for (&partition, ps) in parts {
-            if only.is_some_and(|o| !o.iter().any(|(t, p)| t == source && *p == partition)) {
+        for (&partition, t) in parts {
+            if only.is_some_and(|o| !o.iter().any(|(s, p)| s == source && *p == partition)) {
                 continue;
             }
-            let pos = if all {
-                ps.tracker.verified()
-            } else {
-                ps.tracker.to_commit()
-            };
+            let pos = if all { t.verified() } else { t.to_commit() };
             if let Some(pos) = pos {
                 let _ = tpl.add_partition_offset(source, partition, Offset::Offset(pos.get()));
             }
@@ -342,18 +700,19 @@ fn mark_committed(shared: &Shared, tpl: &TopicPartitionList) {
         else {
             continue;
         };
-        if let Some(ps) = st
+        if let Some(t) = st
             .parts
             .get_mut(target)
             .and_then(|p| p.get_mut(&e.partition()))
         {
-            ps.tracker.mark_committed(NextOffset::at(n));
+            t.mark_committed(NextOffset::at(n));
         }
     }
+    st.publish(&shared.progress);
 }
 
-/// A run that passed every check and is ready to copy.
-pub struct Replicator {
+/// The `none` and `at-least-once` engine.
+struct Acked {
     opts: RunOptions,
     routes: Vec<Route>,
     shared: Arc<Shared>,
@@ -361,89 +720,25 @@ pub struct Replicator {
     consumer: Source,
 }
 
-impl Replicator {
-    /// Checks everything that can be checked before copying: properties, both clusters,
-    /// topics, partition counts, and that no topic is copied onto itself. Creates missing
-    /// target topics when asked. Any error here is a usage error: nothing was consumed,
-    /// produced or committed.
-    pub fn prepare(opts: &RunOptions, progress: Arc<Progress>) -> Result<Self> {
-        if opts.guarantee == Guarantee::ExactlyOnce {
-            return Err(Error::usage(
-                "--guarantee exactly-once is not available in this version",
-            ));
-        }
-        let consumer_cfg = kafka::consumer_config(opts)?;
-        let producer_cfg = kafka::producer_config(opts)?;
-
-        // Plain clients first: metadata and admin, without joining the group.
-        let source_meta: BaseConsumer = kafka::admin_config(&opts.from)
-            .create()
-            .map_err(|e| kafka::creation_error("source", e))?;
-        let target_meta: BaseConsumer = kafka::admin_config(&opts.to)
-            .create()
-            .map_err(|e| kafka::creation_error("target", e))?;
-
-        let source_topics = topic_partitions(&source_meta, opts.timeout).map_err(|e| {
-            Error::usage(format!(
-                "cannot reach the source cluster '{}' within {:?}: {e}; check --from",
-                opts.from.name, opts.timeout
-            ))
-        })?;
-        let routes = select(opts, &source_topics)?;
-
-        let target_topics = topic_partitions(&target_meta, opts.timeout).map_err(|e| {
-            Error::usage(format!(
-                "cannot reach the target cluster '{}' within {:?}: {e}; check --to",
-                opts.to.name, opts.timeout
-            ))
-        })?;
-        let same_cluster = same_cluster(opts, &source_meta, &target_meta);
-        for r in &routes {
-            if same_cluster && r.source == r.target {
-                return Err(Error::usage(format!(
-                    "refusing to copy topic '{}' onto itself (same cluster, same name): use --rename",
-                    r.source
-                )));
-            }
-        }
-        let mut missing = Vec::new();
-        for r in &routes {
-            match target_topics.get(&r.target) {
-                Some(&n) if n < r.partitions => {
-                    return Err(Error::usage(format!(
-                        "target topic '{}' has {n} partitions, fewer than the {} of source topic '{}': add partitions to the target",
-                        r.target, r.partitions, r.source
-                    )))
-                }
-                Some(_) => {}
-                None if opts.create_topics => missing.push(r),
-                None => {
-                    return Err(Error::usage(format!(
-                        "target topic '{}' does not exist on '{}': create it with {} partitions, or pass --create-topics",
-                        r.target, opts.to.name, r.partitions
-                    )))
-                }
-            }
-        }
-        if !missing.is_empty() {
-            create_topics(opts, &missing, &target_meta)?;
-        }
-        drop(source_meta);
-        drop(target_meta);
-
-        let target_of: HashMap<String, String> = routes
-            .iter()
-            .map(|r| (r.source.clone(), r.target.clone()))
-            .collect();
-        let source_of = routes
-            .iter()
-            .map(|r| (r.target.clone(), r.source.clone()))
-            .collect();
+impl Acked {
+    fn new(
+        opts: &RunOptions,
+        routes: Vec<Route>,
+        progress: Arc<Progress>,
+        consumer_cfg: rdkafka::ClientConfig,
+        producer_cfg: rdkafka::ClientConfig,
+    ) -> Result<Self> {
         let shared = Arc::new(Shared {
             state: Mutex::new(State::default()),
             progress,
-            target_of,
-            source_of,
+            target_of: routes
+                .iter()
+                .map(|r| (r.source.clone(), r.target.clone()))
+                .collect(),
+            source_of: routes
+                .iter()
+                .map(|r| (r.target.clone(), r.source.clone()))
+                .collect(),
         });
         let producer: Arc<Target> = Arc::new(
             producer_cfg
@@ -462,7 +757,7 @@ impl Replicator {
                 flush_timeout: opts.delivery_timeout + Duration::from_secs(5),
             })
             .map_err(|e| kafka::creation_error("source", e))?;
-        Ok(Replicator {
+        Ok(Acked {
             opts: opts.clone(),
             routes,
             shared,
@@ -471,17 +766,7 @@ impl Replicator {
         })
     }
 
-    /// Source topics this run copies, with their targets.
-    pub fn topics(&self) -> Vec<(String, String)> {
-        self.routes
-            .iter()
-            .map(|r| (r.source.clone(), r.target.clone()))
-            .collect()
-    }
-
-    /// Copies until `stop` is set, a failure happens, or (with `--until-caught-up`) every
-    /// assigned partition is caught up; then flushes, verifies and commits.
-    pub fn run(self, stop: &AtomicBool) -> Summary {
+    fn run(self, stop: &AtomicBool) -> Summary {
         let started = Instant::now();
         let topics: Vec<&str> = self.routes.iter().map(|r| r.source.as_str()).collect();
         if let Err(e) = self.consumer.subscribe(&topics) {
@@ -493,19 +778,45 @@ impl Replicator {
         }
         let stopped = stop.load(Ordering::SeqCst);
         self.finish();
-        self.summary(started, stopped)
+        let st = self.shared.lock();
+        let mut positions: BTreeMap<(String, i32), Option<i64>> = st
+            .released
+            .iter()
+            .map(|(k, v)| (k.clone(), Some(*v)))
+            .collect();
+        for (target, parts) in &st.parts {
+            let source = self
+                .shared
+                .source_of
+                .get(target)
+                .cloned()
+                .unwrap_or_default();
+            for (&p, t) in parts {
+                positions.insert((source.clone(), p), t.committed().map(NextOffset::get));
+            }
+        }
+        Summary::new(
+            &self.opts,
+            started,
+            stopped,
+            st.failure.clone(),
+            &self.shared.progress,
+            positions,
+        )
     }
 
     fn copy(&self, stop: &AtomicBool) {
         let mut last_commit = Instant::now();
-        let mut last_warning: Option<Instant> = None;
+        let mut last_lag = Instant::now();
+        let mut warner = Warner::default();
         let mut since_poll = 0u32;
         while !stop.load(Ordering::Relaxed) {
             if self.shared.lock().failure.is_some() {
                 return;
             }
-            match self.consumer.poll(Duration::from_millis(100)) {
-                Some(Ok(msg)) => {
+            let polled = self.consumer.poll(Duration::from_millis(100));
+            match classify(polled, &self.opts.from.name) {
+                Polled::Record(msg) => {
                     self.forward(&msg);
                     since_poll += 1;
                     // Serve delivery reports regularly without a call per record.
@@ -513,75 +824,51 @@ impl Replicator {
                         self.producer.poll(Duration::ZERO);
                         since_poll = 0;
                     }
-                    continue_commit(self, &mut last_commit);
-                    continue;
                 }
-                Some(Err(KafkaError::PartitionEOF(_))) | None => {}
-                Some(Err(KafkaError::MessageConsumption(
-                    RDKafkaErrorCode::OffsetOutOfRange | RDKafkaErrorCode::AutoOffsetReset,
-                ))) => {
-                    let msg = self.describe_gap();
+                Polled::Idle => {
+                    self.producer.poll(Duration::ZERO);
+                    if self.opts.until_caught_up && self.caught_up() {
+                        return;
+                    }
+                }
+                Polled::Gap => {
+                    let starts = self.shared.lock().ends.starts();
+                    let msg = gap_message(&self.consumer, starts, &self.opts);
                     self.shared.lock().fail(msg);
                     return;
                 }
-                Some(Err(KafkaError::MessageConsumption(
-                    code @ (RDKafkaErrorCode::UnknownTopicOrPartition
-                    | RDKafkaErrorCode::UnknownTopic
-                    | RDKafkaErrorCode::TopicAuthorizationFailed
-                    | RDKafkaErrorCode::GroupAuthorizationFailed),
-                ))) => {
-                    self.shared
-                        .lock()
-                        .fail(format!("source cluster '{}': {code}", self.opts.from.name));
+                Polled::Fatal(msg) => {
+                    self.shared.lock().fail(msg);
                     return;
                 }
-                Some(Err(KafkaError::MessageConsumptionFatal(code))) => {
-                    self.shared.lock().fail(format!(
-                        "source cluster '{}': fatal consumer error: {code}",
-                        self.opts.from.name
-                    ));
-                    return;
-                }
-                Some(Err(e)) => {
-                    // Transient (a broker restarting, a network blip): librdkafka retries.
-                    if last_warning.is_none_or(|t| t.elapsed() > Duration::from_secs(30)) {
-                        eprintln!(
-                            "kreplicate: warning: source cluster '{}': {e}",
-                            self.opts.from.name
-                        );
-                        last_warning = Some(Instant::now());
-                    }
-                }
+                Polled::Transient(e) => warner.warn(&self.opts.from.name, &e),
             }
-            self.producer.poll(Duration::ZERO);
-            continue_commit(self, &mut last_commit);
-            if self.opts.until_caught_up && self.caught_up() {
-                return;
+            if last_commit.elapsed() >= self.opts.commit_interval {
+                self.commit(CommitMode::Async);
+                last_commit = Instant::now();
             }
-        }
-
-        fn continue_commit(r: &Replicator, last: &mut Instant) {
-            if last.elapsed() >= r.opts.commit_interval {
-                r.commit(CommitMode::Async);
-                *last = Instant::now();
+            if last_lag.elapsed() >= Duration::from_secs(1) {
+                if let Some(lag) = lag(&self.consumer) {
+                    self.shared.progress.lag.store(lag, Ordering::Relaxed);
+                }
+                last_lag = Instant::now();
             }
         }
     }
 
-    /// Hands one source record to the producer, keeping partition, key, value (null or
-    /// not), headers and timestamp.
-    fn forward(&self, msg: &rdkafka::message::BorrowedMessage<'_>) {
+    /// Registers one source record with its tracker and hands it to the producer.
+    fn forward(&self, msg: &BorrowedMessage<'_>) {
         let Some(target) = self.shared.target_of.get(msg.topic()) else {
             return;
         };
         let (partition, offset) = (msg.partition(), msg.offset());
         {
             let mut st = self.shared.lock();
-            let Some(ps) = st.parts.get_mut(target).and_then(|p| p.get_mut(&partition)) else {
+            let Some(t) = st.parts.get_mut(target).and_then(|p| p.get_mut(&partition)) else {
                 // Fetched before a revoke took the partition away: not ours to copy.
                 return;
             };
-            if ps.tracker.sent(offset).is_err() {
+            if t.sent(offset).is_err() {
                 st.fail(format!(
                     "internal error: {}[{partition}] offset {offset} read twice",
                     msg.topic()
@@ -589,20 +876,8 @@ impl Replicator {
                 return;
             }
         }
-        let mut record: BaseRecord<'_, [u8], [u8], usize> =
-            BaseRecord::with_opaque_to(target, offset as usize).partition(partition);
-        if let Some(k) = msg.key() {
-            record = record.key(k);
-        }
-        if let Some(v) = msg.payload() {
-            record = record.payload(v);
-        }
-        if let Some(ts) = msg.timestamp().to_millis() {
-            record = record.timestamp(ts);
-        }
-        if let Some(h) = msg.headers() {
-            record = record.headers(h.detach());
-        }
+        let headers = msg.headers().map(|h| h.detach());
+        let mut record = copy_record(msg, target, headers, offset as usize);
         loop {
             match self.producer.send(record) {
                 Ok(()) => return,
@@ -616,8 +891,8 @@ impl Replicator {
                 }
                 Err((e, _)) => {
                     let mut st = self.shared.lock();
-                    if let Some(ps) = st.parts.get_mut(target).and_then(|p| p.get_mut(&partition)) {
-                        let _ = ps.tracker.failed(offset, e.to_string());
+                    if let Some(t) = st.parts.get_mut(target).and_then(|p| p.get_mut(&partition)) {
+                        let _ = t.failed(offset, e.to_string());
                     }
                     st.fail(format!(
                         "cannot produce {}[{partition}] offset {offset} to {target}: {e}",
@@ -648,137 +923,19 @@ impl Replicator {
         }
     }
 
-    /// True once every assigned partition has been read to the end: the position is at or
-    /// past the high watermark of a fetch made after the run started. Fetch high watermarks
-    /// are right on every broker we know, unlike ListOffsets on tansu.
+    /// True once the group assigned partitions and every one of them reached its end.
     fn caught_up(&self) -> bool {
-        let Ok(positions) = self.consumer.position() else {
-            return false;
-        };
         let mut st = self.shared.lock();
         if !st.assigned_once {
             return false;
         }
-        let mut newly = TopicPartitionList::new();
-        let mut all = true;
-        let mut gap = false;
-        let mut resets = Vec::new();
-        for elem in positions.elements() {
-            let Some(target) = self.shared.target_of.get(elem.topic()) else {
-                continue;
-            };
-            let Some(ps) = st
-                .parts
-                .get_mut(target)
-                .and_then(|p| p.get_mut(&elem.partition()))
-            else {
-                continue;
-            };
-            if ps.caught_up {
-                continue;
-            }
-            let Some((low, high)) =
-                cached_watermarks(&self.consumer, elem.topic(), elem.partition())
-            else {
-                all = false;
-                continue;
-            };
-            let pos = match (elem.offset(), ps.start) {
-                (Offset::Offset(n), _) => n,
-                (_, Offset::Offset(n)) => n,
-                (_, Offset::Beginning) => low,
-                _ => high,
-            };
-            let outside = elem.offset() == Offset::Invalid && (pos > high || pos < low);
-            // Nothing read yet and the start lies outside the log: a source gap. Not every
-            // broker answers such a fetch with an error (tansu returns nothing), so it is
-            // caught here as well as on the fetch error.
-            let done = if outside {
-                let reset = match self.opts.on_gap {
-                    GapPolicy::Fail => None,
-                    GapPolicy::Earliest => Some(Offset::Beginning),
-                    GapPolicy::Latest => Some(Offset::End),
-                };
-                match reset {
-                    None => gap = true,
-                    Some(to) => {
-                        ps.start = to;
-                        resets.push((elem.topic().to_string(), elem.partition(), to));
-                    }
-                }
+        match st.ends.check(&self.consumer, &self.opts) {
+            Ok(done) => done,
+            Err(msg) => {
+                st.fail(msg);
                 false
-            } else {
-                pos >= high
-            };
-            if done {
-                ps.caught_up = true;
-                let _ = newly.add_partition(elem.topic(), elem.partition());
-            } else {
-                all = false;
             }
         }
-        drop(st);
-        drop(positions);
-        for (topic, partition, to) in resets {
-            if let Err(e) = self.consumer.seek(&topic, partition, to, self.opts.timeout) {
-                self.shared
-                    .lock()
-                    .fail(format!("cannot skip the gap in {topic}[{partition}]: {e}"));
-            }
-        }
-        if gap {
-            let msg = self.describe_gap();
-            self.shared.lock().fail(msg);
-            return false;
-        }
-        if newly.count() > 0 {
-            // Read no further than the end: the run copies what existed when it started.
-            let _ = self.consumer.pause(&newly);
-        }
-        all
-    }
-
-    /// Names the partitions whose committed position is outside the source log.
-    fn describe_gap(&self) -> String {
-        let starts: Vec<(String, i32, i64)> = {
-            let st = self.shared.lock();
-            st.parts
-                .iter()
-                .flat_map(|(target, parts)| {
-                    let source = self
-                        .shared
-                        .source_of
-                        .get(target)
-                        .cloned()
-                        .unwrap_or_default();
-                    parts.iter().filter_map(move |(&p, ps)| match ps.start {
-                        Offset::Offset(n) => Some((source.clone(), p, n)),
-                        _ => None,
-                    })
-                })
-                .collect()
-        };
-        let mut gaps = Vec::new();
-        for (topic, partition, committed) in starts {
-            if let Ok((low, high)) =
-                self.consumer
-                    .fetch_watermarks(&topic, partition, self.opts.timeout)
-            {
-                if committed < low || committed > high {
-                    gaps.push(format!(
-                        "{topic}[{partition}] committed position {committed} is outside the source log (offsets {low} to {high})"
-                    ));
-                }
-            }
-        }
-        let what = if gaps.is_empty() {
-            "a committed position is outside the source log".to_string()
-        } else {
-            gaps.join("; ")
-        };
-        format!(
-            "source gap: {what}: records were deleted (retention) or the topic was recreated; nothing was skipped. Rerun with --on-gap earliest or --on-gap latest to skip the gap"
-        )
     }
 
     /// Flush, verify, commit.
@@ -793,227 +950,89 @@ impl Replicator {
                 self.opts.to.name
             ));
         }
-        match self.opts.guarantee {
-            Guarantee::None => {
-                if let Err(e) = self.consumer.commit_consumer_state(CommitMode::Sync) {
-                    if !matches!(e, KafkaError::ConsumerCommit(RDKafkaErrorCode::NoOffset)) {
-                        self.shared
-                            .lock()
-                            .fail(format!("commit to the source group failed: {e}"));
-                    }
-                }
-            }
-            _ => {
-                if let Some(e) = self.commit(CommitMode::Sync) {
-                    self.shared.lock().fail(format!(
-                        "commit of verified positions to the source group '{}' failed: {e}",
-                        self.opts.group
-                    ));
-                }
-            }
-        }
-    }
-
-    fn summary(&self, started: Instant, stopped: bool) -> Summary {
-        let st = self.shared.lock();
-        let mut partitions: BTreeMap<(String, i32), Option<i64>> = st
-            .released
-            .iter()
-            .map(|(k, v)| (k.clone(), Some(*v)))
-            .collect();
-        for (target, parts) in &st.parts {
-            let source = self
-                .shared
-                .source_of
-                .get(target)
-                .cloned()
-                .unwrap_or_default();
-            for (&p, ps) in parts {
-                partitions.insert(
-                    (source.clone(), p),
-                    ps.tracker.committed().map(NextOffset::get),
-                );
-            }
-        }
-        let status = match (&st.failure, stopped) {
-            (Some(_), _) => "failed",
-            (None, true) => "stopped",
-            (None, false) => "ok",
+        let err = match self.opts.guarantee {
+            Guarantee::None => match self.consumer.commit_consumer_state(CommitMode::Sync) {
+                Err(KafkaError::ConsumerCommit(RDKafkaErrorCode::NoOffset)) | Ok(()) => None,
+                Err(e) => Some(e),
+            },
+            _ => self.commit(CommitMode::Sync),
         };
-        Summary {
-            guarantee: self.opts.guarantee.as_str(),
-            records: self.shared.progress.records.load(Ordering::Relaxed),
-            bytes: self.shared.progress.bytes.load(Ordering::Relaxed),
-            seconds: started.elapsed().as_secs_f64(),
-            status,
-            error: st.failure.clone(),
-            partitions: partitions
-                .into_iter()
-                .map(|((topic, partition), committed)| PartitionSummary {
-                    target_topic: self.opts.target_topic(&topic),
-                    topic,
-                    partition,
-                    committed,
-                })
-                .collect(),
-        }
-    }
-}
-
-/// Topic → partition count, for every topic of a cluster.
-fn topic_partitions(
-    client: &BaseConsumer,
-    timeout: Duration,
-) -> std::result::Result<HashMap<String, i32>, KafkaError> {
-    let md = client.fetch_metadata(None, timeout)?;
-    Ok(md
-        .topics()
-        .iter()
-        .filter(|t| t.error().is_none() && !t.partitions().is_empty())
-        .map(|t| (t.name().to_string(), t.partitions().len() as i32))
-        .collect())
-}
-
-/// Resolves `--topics` against the source's topics and applies `--rename`.
-fn select(opts: &RunOptions, source: &HashMap<String, i32>) -> Result<Vec<Route>> {
-    let mut names: Vec<String> = match &opts.topics {
-        TopicSelection::List(list) => {
-            for t in list {
-                if !source.contains_key(t) {
-                    return Err(Error::usage(format!(
-                        "source topic '{t}' does not exist on '{}': check --topics",
-                        opts.from.name
-                    )));
-                }
-            }
-            list.clone()
-        }
-        TopicSelection::Regex(re) => source
-            .keys()
-            .filter(|t| !t.starts_with("__") && re.is_match(t))
-            .cloned()
-            .collect(),
-    };
-    names.sort();
-    names.dedup();
-    if names.is_empty() {
-        return Err(Error::usage(format!(
-            "no topic on '{}' matches --topics",
-            opts.from.name
-        )));
-    }
-    let mut seen: HashMap<String, String> = HashMap::new();
-    let mut routes = Vec::new();
-    for source_topic in names {
-        let target = opts.target_topic(&source_topic);
-        if let Some(other) = seen.insert(target.clone(), source_topic.clone()) {
-            return Err(Error::usage(format!(
-                "--rename '{}' maps both '{other}' and '{source_topic}' to '{target}'",
-                opts.rename
-            )));
-        }
-        routes.push(Route {
-            partitions: source[&source_topic],
-            source: source_topic,
-            target,
-        });
-    }
-    Ok(routes)
-}
-
-/// Same cluster when both report the same cluster id, or share a bootstrap address.
-fn same_cluster(opts: &RunOptions, a: &BaseConsumer, b: &BaseConsumer) -> bool {
-    let timeout = opts.timeout.min(Duration::from_secs(5));
-    if let (Some(x), Some(y)) = (
-        a.client().fetch_cluster_id(timeout),
-        b.client().fetch_cluster_id(timeout),
-    ) {
-        return x == y;
-    }
-    let addrs = |s: &str| -> Vec<String> {
-        s.split(',')
-            .map(|a| a.trim().to_ascii_lowercase())
-            .filter(|a| !a.is_empty())
-            .collect()
-    };
-    let (x, y) = (addrs(&opts.from.bootstrap), addrs(&opts.to.bootstrap));
-    x.iter().any(|a| y.contains(a))
-}
-
-fn create_topics(opts: &RunOptions, missing: &[&Route], target: &BaseConsumer) -> Result<()> {
-    let admin: AdminClient<DefaultClientContext> = kafka::admin_config(&opts.to)
-        .create()
-        .map_err(|e| kafka::creation_error("target", e))?;
-    let rf = opts.replication_factor.unwrap_or(-1);
-    let new: Vec<NewTopic<'_>> = missing
-        .iter()
-        .map(|r| NewTopic::new(&r.target, r.partitions, TopicReplication::Fixed(rf)))
-        .collect();
-    let admin_opts = AdminOptions::new().operation_timeout(Some(opts.timeout));
-    let results = block_on(admin.create_topics(&new, &admin_opts), opts.timeout)
-        .ok_or_else(|| {
-            Error::usage(format!(
-                "creating target topics timed out after {:?}",
-                opts.timeout
-            ))
-        })?
-        .map_err(|e| Error::usage(format!("cannot create target topics: {e}")))?;
-    for r in results {
-        if let Err((topic, code)) = r {
-            if code != RDKafkaErrorCode::TopicAlreadyExists {
-                return Err(Error::usage(format!(
-                    "cannot create target topic '{topic}': {code}"
-                )));
-            }
-        }
-    }
-    // Wait until metadata shows every new topic with all its partitions.
-    let deadline = Instant::now() + opts.timeout;
-    loop {
-        let ready = topic_partitions(target, opts.timeout)
-            .map(|t| {
-                missing
-                    .iter()
-                    .all(|r| t.get(&r.target).is_some_and(|&n| n >= r.partitions))
-            })
-            .unwrap_or(false);
-        if ready {
-            return Ok(());
-        }
-        if Instant::now() > deadline {
-            return Err(Error::usage(
-                "created target topics did not show up in the target's metadata in time",
+        if let Some(e) = err {
+            self.shared.lock().fail(format!(
+                "commit to the source group '{}' failed: {e}",
+                self.opts.group
             ));
         }
-        std::thread::sleep(Duration::from_millis(100));
     }
 }
 
-/// Runs an admin future to completion on a private runtime, bounded by `timeout`.
-fn block_on<F: std::future::Future>(fut: F, timeout: Duration) -> Option<F::Output> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .ok()?;
-    rt.block_on(async { tokio::time::timeout(timeout, fut).await.ok() })
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// librdkafka's cached watermarks for a partition, taken from the last Fetch response
-/// (not ListOffsets). `None` until a fetch answered.
-fn cached_watermarks(consumer: &Source, topic: &str, partition: i32) -> Option<(i64, i64)> {
-    let topic = CString::new(topic).ok()?;
-    let (mut low, mut high) = (-1i64, -1i64);
-    // SAFETY: the client pointer is valid for the consumer's lifetime; the call only reads
-    // librdkafka's partition state and writes the two integers.
-    let err = unsafe {
-        rdkafka_sys::rd_kafka_get_watermark_offsets(
-            consumer.client().native_ptr(),
-            topic.as_ptr(),
-            partition,
-            &mut low,
-            &mut high,
-        )
-    };
-    (err == rdkafka_sys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR && high >= 0)
-        .then_some((low.max(0), high))
+    const FAIL: GapPolicy = GapPolicy::Fail;
+
+    #[test]
+    fn end_check_uses_the_position_when_something_was_read() {
+        let pos = Offset::Offset(10);
+        assert_eq!(
+            end_check(pos, Offset::Beginning, 0, 10, FAIL),
+            EndCheck::Done
+        );
+        assert_eq!(
+            end_check(pos, Offset::Beginning, 0, 11, FAIL),
+            EndCheck::NotYet
+        );
+        // Control records move the position past the last data record: still done.
+        assert_eq!(
+            end_check(Offset::Offset(12), Offset::Offset(3), 0, 12, FAIL),
+            EndCheck::Done
+        );
+    }
+
+    #[test]
+    fn end_check_uses_the_start_when_nothing_was_read() {
+        let none = Offset::Invalid;
+        assert_eq!(
+            end_check(none, Offset::Offset(5), 0, 5, FAIL),
+            EndCheck::Done
+        );
+        assert_eq!(
+            end_check(none, Offset::Offset(4), 0, 5, FAIL),
+            EndCheck::NotYet
+        );
+        assert_eq!(
+            end_check(none, Offset::Beginning, 3, 3, FAIL),
+            EndCheck::Done,
+            "empty log"
+        );
+        assert_eq!(
+            end_check(none, Offset::Beginning, 0, 3, FAIL),
+            EndCheck::NotYet
+        );
+        assert_eq!(end_check(none, Offset::End, 0, 3, FAIL), EndCheck::Done);
+    }
+
+    #[test]
+    fn end_check_reports_gaps_by_policy() {
+        let none = Offset::Invalid;
+        // Committed 20 on a recreated topic that holds 3 records.
+        assert_eq!(
+            end_check(none, Offset::Offset(20), 0, 3, FAIL),
+            EndCheck::Gap
+        );
+        // Committed 2 where retention removed everything below 5.
+        assert_eq!(
+            end_check(none, Offset::Offset(2), 5, 9, FAIL),
+            EndCheck::Gap
+        );
+        assert_eq!(
+            end_check(none, Offset::Offset(20), 0, 3, GapPolicy::Earliest),
+            EndCheck::Reset(Offset::Beginning)
+        );
+        assert_eq!(
+            end_check(none, Offset::Offset(20), 0, 3, GapPolicy::Latest),
+            EndCheck::Reset(Offset::End)
+        );
+    }
 }

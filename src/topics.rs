@@ -1,0 +1,217 @@
+//! Checks made before anything is copied: both clusters reachable, topics selected and
+//! mapped, target topics present (or created) with enough partitions, no copy onto itself.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::client::DefaultClientContext;
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+
+use crate::config::{RunOptions, TopicSelection};
+use crate::error::{Error, Result};
+use crate::kafka;
+
+/// A source topic and where it goes.
+#[derive(Debug, Clone)]
+pub struct Route {
+    pub source: String,
+    pub target: String,
+    pub partitions: i32,
+}
+
+/// Everything that can be checked before copying. Any error is a usage error: nothing was
+/// consumed, produced or committed. Creates missing target topics when asked.
+pub fn check(opts: &RunOptions) -> Result<Vec<Route>> {
+    let source_meta: BaseConsumer = kafka::admin_config(&opts.from)
+        .create()
+        .map_err(|e| kafka::creation_error("source", e))?;
+    let target_meta: BaseConsumer = kafka::admin_config(&opts.to)
+        .create()
+        .map_err(|e| kafka::creation_error("target", e))?;
+
+    let source_topics = topic_partitions(&source_meta, opts.timeout).map_err(|e| {
+        Error::usage(format!(
+            "cannot reach the source cluster '{}' within {:?}: {e}; check --from",
+            opts.from.name, opts.timeout
+        ))
+    })?;
+    let routes = select(opts, &source_topics)?;
+
+    let target_topics = topic_partitions(&target_meta, opts.timeout).map_err(|e| {
+        Error::usage(format!(
+            "cannot reach the target cluster '{}' within {:?}: {e}; check --to",
+            opts.to.name, opts.timeout
+        ))
+    })?;
+    if same_cluster(opts, &source_meta, &target_meta) {
+        if let Some(r) = routes.iter().find(|r| r.source == r.target) {
+            return Err(Error::usage(format!(
+                "refusing to copy topic '{}' onto itself (same cluster, same name): use --rename",
+                r.source
+            )));
+        }
+    }
+    let mut missing = Vec::new();
+    for r in &routes {
+        match target_topics.get(&r.target) {
+            Some(&n) if n < r.partitions => {
+                return Err(Error::usage(format!(
+                    "target topic '{}' has {n} partitions, fewer than the {} of source topic '{}': add partitions to the target",
+                    r.target, r.partitions, r.source
+                )))
+            }
+            Some(_) => {}
+            None if opts.create_topics => missing.push(r),
+            None => {
+                return Err(Error::usage(format!(
+                    "target topic '{}' does not exist on '{}': create it with {} partitions, or pass --create-topics",
+                    r.target, opts.to.name, r.partitions
+                )))
+            }
+        }
+    }
+    if !missing.is_empty() {
+        create_topics(opts, &missing, &target_meta)?;
+    }
+    Ok(routes)
+}
+
+/// Topic → partition count, for every topic of a cluster.
+fn topic_partitions(
+    client: &BaseConsumer,
+    timeout: Duration,
+) -> std::result::Result<HashMap<String, i32>, KafkaError> {
+    let md = client.fetch_metadata(None, timeout)?;
+    Ok(md
+        .topics()
+        .iter()
+        .filter(|t| t.error().is_none() && !t.partitions().is_empty())
+        .map(|t| (t.name().to_string(), t.partitions().len() as i32))
+        .collect())
+}
+
+/// Resolves `--topics` against the source's topics and applies `--rename`.
+fn select(opts: &RunOptions, source: &HashMap<String, i32>) -> Result<Vec<Route>> {
+    let mut names: Vec<String> = match &opts.topics {
+        TopicSelection::List(list) => {
+            for t in list {
+                if !source.contains_key(t) {
+                    return Err(Error::usage(format!(
+                        "source topic '{t}' does not exist on '{}': check --topics",
+                        opts.from.name
+                    )));
+                }
+            }
+            list.clone()
+        }
+        TopicSelection::Regex(re) => source
+            .keys()
+            .filter(|t| !t.starts_with("__") && re.is_match(t))
+            .cloned()
+            .collect(),
+    };
+    names.sort();
+    names.dedup();
+    if names.is_empty() {
+        return Err(Error::usage(format!(
+            "no topic on '{}' matches --topics",
+            opts.from.name
+        )));
+    }
+    let mut seen: HashMap<String, String> = HashMap::new();
+    let mut routes = Vec::new();
+    for source_topic in names {
+        let target = opts.target_topic(&source_topic);
+        if let Some(other) = seen.insert(target.clone(), source_topic.clone()) {
+            return Err(Error::usage(format!(
+                "--rename '{}' maps both '{other}' and '{source_topic}' to '{target}'",
+                opts.rename
+            )));
+        }
+        routes.push(Route {
+            partitions: source[&source_topic],
+            source: source_topic,
+            target,
+        });
+    }
+    Ok(routes)
+}
+
+/// Same cluster when both report the same cluster id, or share a bootstrap address.
+fn same_cluster(opts: &RunOptions, a: &BaseConsumer, b: &BaseConsumer) -> bool {
+    let timeout = opts.timeout.min(Duration::from_secs(5));
+    if let (Some(x), Some(y)) = (
+        a.client().fetch_cluster_id(timeout),
+        b.client().fetch_cluster_id(timeout),
+    ) {
+        return x == y;
+    }
+    let addrs = |s: &str| -> Vec<String> {
+        s.split(',')
+            .map(|a| a.trim().to_ascii_lowercase())
+            .filter(|a| !a.is_empty())
+            .collect()
+    };
+    let (x, y) = (addrs(&opts.from.bootstrap), addrs(&opts.to.bootstrap));
+    x.iter().any(|a| y.contains(a))
+}
+
+fn create_topics(opts: &RunOptions, missing: &[&Route], target: &BaseConsumer) -> Result<()> {
+    let admin: AdminClient<DefaultClientContext> = kafka::admin_config(&opts.to)
+        .create()
+        .map_err(|e| kafka::creation_error("target", e))?;
+    let rf = opts.replication_factor.unwrap_or(-1);
+    let new: Vec<NewTopic<'_>> = missing
+        .iter()
+        .map(|r| NewTopic::new(&r.target, r.partitions, TopicReplication::Fixed(rf)))
+        .collect();
+    let admin_opts = AdminOptions::new().operation_timeout(Some(opts.timeout));
+    let results = block_on(admin.create_topics(&new, &admin_opts), opts.timeout)
+        .ok_or_else(|| {
+            Error::usage(format!(
+                "creating target topics timed out after {:?}",
+                opts.timeout
+            ))
+        })?
+        .map_err(|e| Error::usage(format!("cannot create target topics: {e}")))?;
+    for r in results {
+        if let Err((topic, code)) = r {
+            if code != RDKafkaErrorCode::TopicAlreadyExists {
+                return Err(Error::usage(format!(
+                    "cannot create target topic '{topic}': {code}"
+                )));
+            }
+        }
+    }
+    // Wait until metadata shows every new topic with all its partitions.
+    let deadline = Instant::now() + opts.timeout;
+    loop {
+        let ready = topic_partitions(target, opts.timeout)
+            .map(|t| {
+                missing
+                    .iter()
+                    .all(|r| t.get(&r.target).is_some_and(|&n| n >= r.partitions))
+            })
+            .unwrap_or(false);
+        if ready {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            return Err(Error::usage(
+                "created target topics did not show up in the target's metadata in time",
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Runs an admin future to completion on a private runtime, bounded by `timeout`.
+fn block_on<F: std::future::Future>(fut: F, timeout: Duration) -> Option<F::Output> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .ok()?;
+    rt.block_on(async { tokio::time::timeout(timeout, fut).await.ok() })
+}

@@ -1,0 +1,663 @@
+//! `exactly-once`: the target is its own checkpoint.
+//!
+//! Every copied record carries its origin in one header, `kreplicate.origin` =
+//! `<source topic>/<partition>/<offset>`. Each target partition has one writer: a
+//! transactional producer whose `transactional.id` belongs to a fixed set of source partitions
+//! (a static shard `i/n`), so a restart fences its zombie. After `init_transactions` (which
+//! closes any transaction the zombie left open), kreplicate reads the tail of each target
+//! partition the way a `read_committed` reader sees it and resumes the source just after the
+//! newest origin offset found there. Resume and readers see the same records on any broker,
+//! so no record is skipped or shown twice. Positions are also committed to the source group
+//! after each transaction, for lag monitoring only.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rdkafka::config::ClientConfig;
+use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+use rdkafka::message::{BorrowedMessage, Header, Headers, Message, OwnedHeaders};
+use rdkafka::producer::{BaseProducer, Producer};
+use rdkafka::{Offset, TopicPartitionList};
+
+use crate::cli::StartPosition;
+use crate::config::RunOptions;
+use crate::error::{Error, Result};
+use crate::kafka;
+use crate::offsets::NextOffset;
+use crate::pipeline::{
+    cached_watermarks, classify, copy_record, gap_message, lag, Ends, Polled, Progress, Summary,
+    Warner,
+};
+use crate::topics::Route;
+
+/// The header that records where a copied record came from.
+pub const ORIGIN_HEADER: &str = "kreplicate.origin";
+
+/// A static shard: this process owns the source partitions whose shard number is `index`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// 1-based.
+    pub index: u32,
+    pub count: u32,
+}
+
+impl Default for Shard {
+    fn default() -> Self {
+        Shard { index: 1, count: 1 }
+    }
+}
+
+impl Shard {
+    /// `i/n` with 1 ≤ i ≤ n.
+    pub fn parse(s: &str) -> std::result::Result<Self, String> {
+        let (i, n) = s
+            .split_once('/')
+            .ok_or_else(|| "expected i/n, e.g. 1/3".to_string())?;
+        let (index, count): (u32, u32) = (
+            i.trim()
+                .parse()
+                .map_err(|_| "expected i/n, e.g. 1/3".to_string())?,
+            n.trim()
+                .parse()
+                .map_err(|_| "expected i/n, e.g. 1/3".to_string())?,
+        );
+        if count == 0 || index == 0 || index > count {
+            return Err(format!("shard {index}/{count}: i must be between 1 and n"));
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// Whether this shard owns a source partition. Stable when partitions are added: a
+    /// partition's shard depends only on its topic name and number.
+    pub fn owns(&self, topic: &str, partition: i32) -> bool {
+        // FNV-1a: fixed across versions and platforms, unlike std's hasher.
+        let mut h: u64 = 0xcbf29ce484222325;
+        for b in topic.bytes() {
+            h = (h ^ u64::from(b)).wrapping_mul(0x100000001b3);
+        }
+        let slot = h.wrapping_add(partition as u64) % u64::from(self.count);
+        slot == u64::from(self.index - 1)
+    }
+
+    /// The producer identity of this shard's writer.
+    pub fn transactional_id(&self, group: &str) -> String {
+        format!("{group}.shard-{}-of-{}", self.index, self.count)
+    }
+}
+
+/// `topic/partition/offset`.
+pub fn origin(topic: &str, partition: i32, offset: i64) -> String {
+    format!("{topic}/{partition}/{offset}")
+}
+
+/// The origin of a copied record, if the header parses.
+pub fn parse_origin(value: &[u8]) -> Option<(&str, i32, i64)> {
+    let s = std::str::from_utf8(value).ok()?;
+    let mut it = s.rsplitn(3, '/');
+    let offset = it.next()?.parse().ok()?;
+    let partition = it.next()?.parse().ok()?;
+    Some((it.next()?, partition, offset))
+}
+
+/// Where to resume a source partition, given the origin headers of the target records read
+/// (in any order; records without one, or from another source partition, are foreign and
+/// skipped): just after the newest origin offset. `None` when no record came from it.
+pub fn resume_position<'a>(
+    origins: impl IntoIterator<Item = Option<&'a [u8]>>,
+    topic: &str,
+    partition: i32,
+) -> Option<NextOffset> {
+    origins
+        .into_iter()
+        .flatten()
+        .filter_map(parse_origin)
+        .filter(|&(t, p, _)| t == topic && p == partition)
+        .map(|(_, _, offset)| offset)
+        .max()
+        .map(NextOffset::after)
+}
+
+/// One owned source partition.
+#[derive(Debug)]
+struct Owned {
+    target: String,
+    /// Position covered by committed transactions.
+    committed: Option<NextOffset>,
+    /// Position after the last record sent in the open transaction.
+    sent: Option<NextOffset>,
+}
+
+/// The open transaction.
+#[derive(Debug, Default)]
+struct Txn {
+    open: bool,
+    records: u64,
+    bytes: u64,
+    started: Option<Instant>,
+}
+
+pub struct Exactly {
+    opts: RunOptions,
+    progress: Arc<Progress>,
+    consumer: BaseConsumer,
+    producer: BaseProducer,
+    parts: BTreeMap<(String, i32), Owned>,
+    ends: Ends,
+    txn: Txn,
+    failure: Option<String>,
+    transactional_id: String,
+}
+
+impl Exactly {
+    pub fn new(
+        opts: &RunOptions,
+        routes: Vec<Route>,
+        progress: Arc<Progress>,
+        consumer_cfg: ClientConfig,
+        producer_cfg: ClientConfig,
+    ) -> Result<Self> {
+        let mut parts = BTreeMap::new();
+        for r in &routes {
+            for p in 0..r.partitions {
+                if opts.shard.owns(&r.source, p) {
+                    parts.insert(
+                        (r.source.clone(), p),
+                        Owned {
+                            target: r.target.clone(),
+                            committed: None,
+                            sent: None,
+                        },
+                    );
+                }
+            }
+        }
+        let consumer: BaseConsumer = consumer_cfg
+            .create()
+            .map_err(|e| kafka::creation_error("source", e))?;
+        let producer: BaseProducer = producer_cfg
+            .create()
+            .map_err(|e| kafka::creation_error("target", e))?;
+        progress
+            .assigned
+            .store(parts.len() as u64, Ordering::Relaxed);
+        Ok(Exactly {
+            opts: opts.clone(),
+            progress,
+            consumer,
+            producer,
+            parts,
+            ends: Ends::default(),
+            txn: Txn::default(),
+            failure: None,
+            transactional_id: opts.shard.transactional_id(&opts.group),
+        })
+    }
+
+    pub fn run(mut self, stop: &AtomicBool) -> Summary {
+        let started = Instant::now();
+        if let Err(msg) = self.start() {
+            self.failure = Some(msg);
+        } else {
+            self.copy(stop);
+            if self.failure.is_none() && self.txn.open {
+                self.commit_txn();
+            }
+        }
+        let positions = self
+            .parts
+            .iter()
+            .map(|(k, o)| (k.clone(), o.committed.map(NextOffset::get)))
+            .collect();
+        Summary::new(
+            &self.opts,
+            started,
+            stop.load(Ordering::SeqCst),
+            self.failure.take(),
+            &self.progress,
+            positions,
+        )
+    }
+
+    /// Fences any zombie, finds where the target stands, and assigns the source there.
+    fn start(&mut self) -> std::result::Result<(), String> {
+        if self.parts.is_empty() {
+            return Ok(());
+        }
+        self.producer
+            .init_transactions(self.opts.timeout)
+            .map_err(|e| {
+                format!(
+                    "cannot start transactions on the target as '{}': {e}",
+                    self.transactional_id
+                )
+            })?;
+        self.rewind()
+    }
+
+    /// Sets every owned partition's position from what the target holds and (re)assigns the
+    /// source consumer there. Used at start and after an aborted transaction.
+    fn rewind(&mut self) -> std::result::Result<(), String> {
+        let found = self.scan_target()?;
+        let fallback = self.group_positions();
+        let mut tpl = TopicPartitionList::new();
+        self.ends = Ends::default();
+        for ((topic, partition), owned) in self.parts.iter_mut() {
+            let key = (topic.clone(), *partition);
+            let start = match (found.get(&key), fallback.get(&key)) {
+                (Some(pos), _) => Offset::Offset(pos.get()),
+                // Nothing of ours on the target yet: the group's position (committed only
+                // after transactions) is a safe lower bound, then --start.
+                (None, Some(&n)) => Offset::Offset(n),
+                (None, None) => match self.opts.start {
+                    StartPosition::Earliest => Offset::Beginning,
+                    StartPosition::Latest => Offset::End,
+                },
+            };
+            owned.committed = found.get(&key).copied();
+            owned.sent = None;
+            tpl.add_partition_offset(topic, *partition, start)
+                .map_err(|e| format!("cannot assign {topic}[{partition}]: {e}"))?;
+            self.ends.insert(topic, *partition, start);
+        }
+        self.consumer
+            .assign(&tpl)
+            .map_err(|e| format!("cannot assign source partitions: {e}"))
+    }
+
+    /// The group's committed positions for the owned partitions (for lag monitoring; used
+    /// only as a lower bound when the target holds nothing of ours).
+    fn group_positions(&self) -> HashMap<(String, i32), i64> {
+        let mut tpl = TopicPartitionList::new();
+        for (t, p) in self.parts.keys() {
+            tpl.add_partition(t, *p);
+        }
+        let Ok(got) = self.consumer.committed_offsets(tpl, self.opts.timeout) else {
+            return HashMap::new();
+        };
+        let out = got
+            .elements()
+            .iter()
+            .filter_map(|e| match e.offset() {
+                Offset::Offset(n) => Some(((e.topic().to_string(), e.partition()), n)),
+                _ => None,
+            })
+            .collect();
+        drop(got);
+        out
+    }
+
+    /// Reads the tail of every owned target partition as a read_committed reader sees it and
+    /// returns the resume position per source partition found there. Widens the tail until it
+    /// finds an origin or covers the whole partition.
+    fn scan_target(&self) -> std::result::Result<HashMap<(String, i32), NextOffset>, String> {
+        let mut found = HashMap::new();
+        // One reader per target topic: partition-EOF events name only the partition.
+        let mut by_target: BTreeMap<&str, Vec<(&str, i32)>> = BTreeMap::new();
+        for ((source, p), o) in &self.parts {
+            by_target
+                .entry(o.target.as_str())
+                .or_default()
+                .push((source, *p));
+        }
+        for (target, sources) in by_target {
+            let mut todo: Vec<(&str, i32)> = sources;
+            let mut tail = 1000i64;
+            while !todo.is_empty() {
+                let read = self.read_tail(target, &todo, tail)?;
+                let mut next = Vec::new();
+                for (source, p) in todo {
+                    let (origins, covered_all) = &read[&p];
+                    match resume_position(origins.iter().map(|v| v.as_deref()), source, p) {
+                        Some(pos) => {
+                            found.insert((source.to_string(), p), pos);
+                        }
+                        None if *covered_all => {}
+                        None => next.push((source, p)),
+                    }
+                }
+                todo = next;
+                tail = tail.saturating_mul(8);
+            }
+        }
+        Ok(found)
+    }
+
+    /// Origin header values of the last `tail` records of some partitions of one target topic,
+    /// and whether that reached the start of the partition.
+    #[allow(clippy::type_complexity)]
+    fn read_tail(
+        &self,
+        target: &str,
+        parts: &[(&str, i32)],
+        tail: i64,
+    ) -> std::result::Result<HashMap<i32, (Vec<Option<Vec<u8>>>, bool)>, String> {
+        let mut cfg = kafka::admin_config(&self.opts.to);
+        let reader: BaseConsumer = cfg
+            .set("group.id", format!("{}.resume", self.transactional_id))
+            .set("enable.partition.eof", "true")
+            .set("enable.auto.commit", "false")
+            .set("isolation.level", "read_committed")
+            .set("fetch.wait.max.ms", "100")
+            .create()
+            .map_err(|e| format!("target reader: {e}"))?;
+        let mut tpl = TopicPartitionList::new();
+        for (_, p) in parts {
+            tpl.add_partition_offset(target, *p, Offset::OffsetTail(tail))
+                .map_err(|e| e.to_string())?;
+        }
+        reader
+            .assign(&tpl)
+            .map_err(|e| format!("cannot read the target {target}: {e}"))?;
+        let mut out: HashMap<i32, (Vec<Option<Vec<u8>>>, bool)> = parts
+            .iter()
+            .map(|(_, p)| (*p, (Vec::new(), false)))
+            .collect();
+        let mut first: HashMap<i32, i64> = HashMap::new();
+        let mut at_end: HashMap<i32, bool> = parts.iter().map(|(_, p)| (*p, false)).collect();
+        let deadline = Instant::now() + self.opts.timeout;
+        while at_end.values().any(|e| !e) {
+            if Instant::now() > deadline {
+                return Err(format!(
+                    "reading the tail of target topic {target} took longer than {:?}",
+                    self.opts.timeout
+                ));
+            }
+            match reader.poll(Duration::from_millis(100)) {
+                Some(Ok(m)) => {
+                    first.entry(m.partition()).or_insert(m.offset());
+                    let origin = m.headers().and_then(|h| {
+                        h.iter()
+                            .filter(|x| x.key == ORIGIN_HEADER)
+                            .last()
+                            .and_then(|x| x.value.map(<[u8]>::to_vec))
+                    });
+                    if let Some(e) = out.get_mut(&m.partition()) {
+                        e.0.push(origin);
+                    }
+                }
+                Some(Err(KafkaError::PartitionEOF(p))) => {
+                    at_end.insert(p, true);
+                }
+                Some(Err(e)) => return Err(format!("reading target topic {target}: {e}")),
+                None => {}
+            }
+        }
+        for (p, (_, covered)) in out.iter_mut() {
+            if let Some((low, high)) = cached_watermarks(&reader, target, *p) {
+                // Covered when the window started at the log start (or the log is empty).
+                *covered = first.get(p).map_or(high - tail <= low, |&f| f <= low);
+            }
+        }
+        drop(tpl);
+        Ok(out)
+    }
+
+    fn copy(&mut self, stop: &AtomicBool) {
+        if self.parts.is_empty() {
+            return;
+        }
+        let mut last_lag = Instant::now();
+        let mut warner = Warner::default();
+        let mut since_poll = 0u32;
+        let max_time = self.opts.txn_max_time;
+        while !stop.load(Ordering::Relaxed) && self.failure.is_none() {
+            let polled = self.consumer.poll(Duration::from_millis(100));
+            match classify(polled, &self.opts.from.name) {
+                Polled::Record(msg) => {
+                    let sent = forward(&self.producer, &mut self.parts, &mut self.txn, &msg);
+                    drop(msg);
+                    if let Err(e) = sent {
+                        self.abort_and_rewind(&e);
+                    }
+                    since_poll += 1;
+                    // Serve delivery reports regularly without a call per record.
+                    if since_poll >= 256 {
+                        self.producer.poll(Duration::ZERO);
+                        since_poll = 0;
+                    }
+                }
+                Polled::Idle => {
+                    self.producer.poll(Duration::ZERO);
+                    if self.opts.until_caught_up {
+                        match self.ends.check(&self.consumer, &self.opts) {
+                            Ok(true) => return,
+                            Ok(false) => {}
+                            Err(msg) => self.failure = Some(msg),
+                        }
+                    }
+                }
+                Polled::Gap => {
+                    self.failure =
+                        Some(gap_message(&self.consumer, self.ends.starts(), &self.opts));
+                }
+                Polled::Fatal(msg) => self.failure = Some(msg),
+                Polled::Transient(e) => warner.warn(&self.opts.from.name, &e),
+            }
+            let full = self.txn.records >= self.opts.txn_max_records
+                || self.txn.bytes >= self.opts.txn_max_bytes
+                || self.txn.started.is_some_and(|t| t.elapsed() >= max_time);
+            if self.txn.open && full && self.failure.is_none() {
+                self.commit_txn();
+            }
+            if last_lag.elapsed() >= Duration::from_secs(1) {
+                if let Some(lag) = lag(&self.consumer) {
+                    self.progress.lag.store(lag, Ordering::Relaxed);
+                }
+                last_lag = Instant::now();
+            }
+        }
+    }
+
+    /// Commits the open transaction; on success, also commits positions to the source group
+    /// (for lag monitoring). Abortable errors abort and rewind; others end the run.
+    fn commit_txn(&mut self) {
+        let timeout = self.opts.delivery_timeout + Duration::from_secs(5);
+        match self.producer.commit_transaction(timeout) {
+            Ok(()) => {
+                self.progress
+                    .records
+                    .fetch_add(self.txn.records, Ordering::Relaxed);
+                self.progress
+                    .bytes
+                    .fetch_add(self.txn.bytes, Ordering::Relaxed);
+                self.txn = Txn::default();
+                let mut tpl = TopicPartitionList::new();
+                for ((t, p), o) in self.parts.iter_mut() {
+                    if let Some(sent) = o.sent.take() {
+                        o.committed = Some(sent);
+                        let _ = tpl.add_partition_offset(t, *p, Offset::Offset(sent.get()));
+                    }
+                }
+                let committed = self
+                    .parts
+                    .values()
+                    .filter(|o| o.committed.is_some())
+                    .count();
+                self.progress
+                    .committed
+                    .store(committed as u64, Ordering::Relaxed);
+                if tpl.count() > 0 {
+                    // Lag monitoring only: a failed commit here loses nothing.
+                    let _ = self.consumer.commit(&tpl, CommitMode::Async);
+                }
+            }
+            Err(KafkaError::Transaction(e)) if e.txn_requires_abort() => {
+                self.abort_and_rewind(&KafkaError::Transaction(e));
+            }
+            Err(e) => {
+                let timed_out = matches!(&e, KafkaError::Transaction(t) if t.code() == RDKafkaErrorCode::OperationTimedOut);
+                let hint = if timed_out
+                    || matches!(&e, KafkaError::Transaction(t) if t.code() == RDKafkaErrorCode::ProducerFenced)
+                {
+                    format!(
+                        "; another instance with the same identity ('{}', from --group and --shard) may have taken over",
+                        self.transactional_id
+                    )
+                } else {
+                    String::new()
+                };
+                self.failure = Some(format!(
+                    "exactly-once: committing a transaction on the target failed: {e}{hint}; nothing of it is visible to read_committed readers"
+                ));
+            }
+        }
+    }
+
+    /// An abortable error: abort the open transaction and continue from what the target shows.
+    fn abort_and_rewind(&mut self, cause: &KafkaError) {
+        let fatal = matches!(cause, KafkaError::Transaction(e) if e.is_fatal());
+        if fatal {
+            self.failure = Some(format!(
+                "exactly-once: fatal producer error: {cause}; another instance with the same identity ('{}') may have taken over",
+                self.transactional_id
+            ));
+            return;
+        }
+        crate::progress::say(&format!(
+            "kreplicate: warning: aborting the open transaction after: {cause}; continuing from what the target holds"
+        ));
+        if self.txn.open {
+            if let Err(e) = self.producer.abort_transaction(self.opts.timeout) {
+                self.failure = Some(format!("exactly-once: aborting a transaction failed: {e}"));
+                return;
+            }
+        }
+        self.txn = Txn::default();
+        if let Err(msg) = self.rewind() {
+            self.failure = Some(msg);
+        }
+    }
+}
+
+/// Sends one record inside the open transaction (opening one if needed), with its origin.
+fn forward(
+    producer: &BaseProducer,
+    parts: &mut BTreeMap<(String, i32), Owned>,
+    txn: &mut Txn,
+    msg: &BorrowedMessage<'_>,
+) -> std::result::Result<(), KafkaError> {
+    let key = (msg.topic().to_string(), msg.partition());
+    let Some(owned) = parts.get_mut(&key) else {
+        return Ok(());
+    };
+    if !txn.open {
+        producer.begin_transaction()?;
+        *txn = Txn {
+            open: true,
+            started: Some(Instant::now()),
+            ..Txn::default()
+        };
+    }
+    let origin = origin(msg.topic(), msg.partition(), msg.offset());
+    let headers = msg
+        .headers()
+        .map_or_else(|| OwnedHeaders::new_with_capacity(1), |h| h.detach())
+        .insert(Header {
+            key: ORIGIN_HEADER,
+            value: Some(origin.as_bytes()),
+        });
+    let mut record = copy_record(msg, &owned.target, Some(headers), ());
+    loop {
+        match producer.send(record) {
+            Ok(()) => break,
+            Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), r)) => {
+                record = r;
+                producer.poll(Duration::from_millis(50));
+            }
+            Err((e, _)) => return Err(e),
+        }
+    }
+    owned.sent = Some(NextOffset::after(msg.offset()));
+    txn.records += 1;
+    txn.bytes += (msg.payload_len() + msg.key().map_or(0, <[u8]>::len)) as u64;
+    Ok(())
+}
+
+/// The producer settings exactly-once depends on (applied after the user's).
+pub(crate) fn configure(opts: &RunOptions, producer: &mut ClientConfig) -> Result<()> {
+    producer.set("transactional.id", opts.shard.transactional_id(&opts.group));
+    // Longer than any transaction: its time bound plus the commit's own wait.
+    let timeout = opts.txn_max_time + opts.delivery_timeout + Duration::from_secs(30);
+    if timeout > Duration::from_secs(900) {
+        return Err(Error::usage(
+            "--txn-max-time plus --delivery-timeout must stay under 870s (the broker's transaction.max.timeout.ms)",
+        ));
+    }
+    producer.set("transaction.timeout.ms", timeout.as_millis().to_string());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn o(s: &str) -> Option<&[u8]> {
+        Some(s.as_bytes())
+    }
+
+    #[test]
+    fn origins_round_trip() {
+        let v = origin("orders.eu/v2", 7, 12345);
+        assert_eq!(parse_origin(v.as_bytes()), Some(("orders.eu/v2", 7, 12345)));
+        assert_eq!(parse_origin(b"garbage"), None);
+        assert_eq!(parse_origin(b"t/x/1"), None);
+    }
+
+    #[test]
+    fn resume_on_an_empty_target_is_unknown() {
+        assert_eq!(resume_position(Vec::<Option<&[u8]>>::new(), "t", 0), None);
+    }
+
+    #[test]
+    fn resume_after_the_newest_origin() {
+        let recs = vec![o("t/0/10"), o("t/0/11"), o("t/0/12")];
+        assert_eq!(resume_position(recs, "t", 0), Some(NextOffset::at(13)));
+    }
+
+    #[test]
+    fn foreign_records_are_skipped() {
+        // Records without an origin, from another partition or topic, or unparsable.
+        let recs = vec![
+            o("t/0/4"),
+            None,
+            o("t/1/99"),
+            o("u/0/50"),
+            o("nonsense"),
+            o("t/0/5"),
+            None,
+        ];
+        assert_eq!(resume_position(recs, "t", 0), Some(NextOffset::at(6)));
+        assert_eq!(resume_position(vec![None, o("u/0/1")], "t", 0), None);
+    }
+
+    #[test]
+    fn partial_batches_and_sparse_offsets() {
+        // A tail window that starts mid-batch, and source offsets with holes (compaction,
+        // transaction markers): the newest origin decides.
+        let recs = vec![o("t/2/1001"), o("t/2/1003"), o("t/2/1010")];
+        assert_eq!(resume_position(recs, "t", 2), Some(NextOffset::at(1011)));
+    }
+
+    #[test]
+    fn shards_partition_the_partitions() {
+        let shards: Vec<Shard> = (1..=3).map(|i| Shard { index: i, count: 3 }).collect();
+        for topic in ["orders", "payments", "a.b-c"] {
+            for p in 0..50 {
+                let owners = shards.iter().filter(|s| s.owns(topic, p)).count();
+                assert_eq!(owners, 1, "{topic}[{p}]");
+            }
+        }
+        assert!((0..10).all(|p| Shard::default().owns("x", p)));
+        assert_eq!(Shard::parse("2/3"), Ok(Shard { index: 2, count: 3 }));
+        assert!(Shard::parse("0/3").is_err());
+        assert!(Shard::parse("4/3").is_err());
+        assert!(Shard::parse("x").is_err());
+        assert_eq!(
+            Shard { index: 2, count: 3 }.transactional_id("g"),
+            "g.shard-2-of-3"
+        );
+    }
+}
