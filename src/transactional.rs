@@ -488,10 +488,16 @@ impl Exactly {
                 self.abort_and_rewind(&KafkaError::Transaction(e));
             }
             Err(e) => {
-                let timed_out = matches!(&e, KafkaError::Transaction(t) if t.code() == RDKafkaErrorCode::OperationTimedOut);
-                let hint = if timed_out
-                    || matches!(&e, KafkaError::Transaction(t) if t.code() == RDKafkaErrorCode::ProducerFenced)
-                {
+                // tansu answers a fenced producer's commit with a timeout, Kafka with a
+                // fatal PRODUCER_FENCED.
+                let fenced = matches!(&e, KafkaError::Transaction(t) if t.is_fatal() || matches!(
+                    t.code(),
+                    RDKafkaErrorCode::OperationTimedOut
+                        | RDKafkaErrorCode::ProducerFenced
+                        | RDKafkaErrorCode::Fenced
+                        | RDKafkaErrorCode::InvalidProducerEpoch
+                ));
+                let hint = if fenced {
                     format!(
                         "; another instance with the same identity ('{}', from --group and --shard) may have taken over",
                         self.transactional_id

@@ -3,8 +3,6 @@
 //! In every case the committed source positions are checked against what the target holds,
 //! and a rerun completes the copy.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use kreplicate::mock::MockKafka;
@@ -129,44 +127,6 @@ fn mock_slow_target_times_out_records_without_committing_past_them() {
     check_then_rerun(&ab, &bb);
 }
 
-/// Writes to the source in the background until dropped, so the replicator is mid-copy.
-struct Writer {
-    stop: Arc<AtomicBool>,
-    handle: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Writer {
-    fn start(bootstrap: &str, topic: &str, partitions: i32) -> Writer {
-        let stop = Arc::new(AtomicBool::new(false));
-        let (s, boot, topic) = (stop.clone(), bootstrap.to_string(), topic.to_string());
-        let handle = std::thread::spawn(move || {
-            let mut round = 0;
-            while !s.load(Ordering::Relaxed) && round < 300 {
-                common::produce(
-                    &boot,
-                    &topic,
-                    &kr::records(100, partitions, &format!("w{round}")),
-                );
-                round += 1;
-                std::thread::sleep(Duration::from_millis(50));
-            }
-        });
-        Writer {
-            stop,
-            handle: Some(handle),
-        }
-    }
-}
-
-impl Drop for Writer {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
-        }
-    }
-}
-
 fn wait_for_a_commit(a: &str, topic: &str, parts: i32) {
     let deadline = Instant::now() + Duration::from_secs(60);
     while common::committed(a, "g", topic, parts)
@@ -184,7 +144,7 @@ fn seed_scenario(kill_replicator: bool) {
     common::create_topic(&a.bootstrap, TOPIC, 4);
     common::create_topic(&b.bootstrap, TOPIC, 4);
     common::produce(&a.bootstrap, TOPIC, &kr::records(2000, 4, "pre"));
-    let writer = Writer::start(&a.bootstrap, TOPIC, 4);
+    let writer = kr::Writer::start(&a.bootstrap, TOPIC, 4);
 
     let mut args = copy_args(&a.bootstrap, &b.bootstrap, &["--delivery-timeout", "5s"]);
     args.extend_from_slice(&FAST_GROUP);

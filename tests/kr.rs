@@ -4,6 +4,8 @@
 
 use std::io::Read;
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::common::{self, Got, Rec};
@@ -209,4 +211,42 @@ pub fn topics(bootstrap: &str) -> Vec<String> {
         .fetch_metadata(None, Duration::from_secs(10))
         .expect("metadata");
     md.topics().iter().map(|t| t.name().to_string()).collect()
+}
+
+/// Writes to the source in the background until dropped, so the replicator is mid-copy.
+pub struct Writer {
+    stop: Arc<AtomicBool>,
+    handle: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Writer {
+    pub fn start(bootstrap: &str, topic: &str, partitions: i32) -> Writer {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (s, boot, topic) = (stop.clone(), bootstrap.to_string(), topic.to_string());
+        let handle = std::thread::spawn(move || {
+            let mut round = 0;
+            while !s.load(Ordering::Relaxed) && round < 300 {
+                common::produce(
+                    &boot,
+                    &topic,
+                    &records(100, partitions, &format!("w{round}")),
+                );
+                round += 1;
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        });
+        Writer {
+            stop,
+            handle: Some(handle),
+        }
+    }
+}
+
+impl Drop for Writer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
 }
