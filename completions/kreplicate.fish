@@ -68,9 +68,9 @@ complete -c kreplicate -n "__fish_kreplicate_using_subcommand demo" -s h -l help
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l from -d 'Source cluster: a name from the config file, or host:port[,host:port] [default: defaults.from in the config file]' -r
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l to -d 'Target cluster: a name from the config file, or host:port[,host:port] [default: defaults.to in the config file]' -r
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l topics -d 'Source topics to check: a comma list, or a regex when it starts with \'^\' (internal topics \'__*\' never match a regex) [default: defaults.topics in the config file]' -r
-complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l rename -d 'Target topic name; {topic} stands for the source topic\'s name [default: {topic}]' -r
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l rename -d 'Target topic name; {topic} stands for the source topic\'s name [default: defaults.rename in the config file, else {topic}]' -r
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l config -d 'YAML config file [default: $XDG_CONFIG_HOME/kreplicate/config.yaml]' -r -F
-complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l timeout -d 'Longest wait for a broker: metadata at start, and the next record or end of a partition while reading (e.g. 500ms, 30s, 2m) [default: 30s]' -r
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l timeout -d 'Longest wait for a broker: metadata at start, and the next record or end of a partition while reading (e.g. 500ms, 30s, 2m) [default: defaults.timeout in the config file, else 30s]' -r
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -s X -l from-property -d 'librdkafka property for the source reader (repeatable), e.g. -X security.protocol=ssl' -r
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l to-property -d 'librdkafka property for the target reader (repeatable), e.g. --to-property security.protocol=ssl' -r
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l json -d 'Print one JSON object on stdout instead of the table'

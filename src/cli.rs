@@ -104,7 +104,7 @@ pub struct CopyArgs {
     pub rename: Option<String>,
 
     /// YAML config file [default: $XDG_CONFIG_HOME/kreplicate/config.yaml]
-    #[arg(long, value_name = "FILE", env = crate::config::CONFIG_ENV)]
+    #[arg(long, value_name = "FILE", env = crate::config::CONFIG_ENV, hide_env_values = true)]
     pub config: Option<PathBuf>,
 
     /// Source consumer group holding the committed positions [default: kreplicate.<TO>]

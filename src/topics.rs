@@ -9,7 +9,7 @@ use rdkafka::client::DefaultClientContext;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 
-use crate::config::{RunOptions, TopicSelection};
+use crate::config::{ClusterSpec, RunOptions, TopicSelection};
 use crate::error::{Error, Result};
 use crate::kafka;
 
@@ -24,27 +24,9 @@ pub struct Route {
 /// Everything that can be checked before copying. Any error is a usage error: nothing was
 /// consumed, produced or committed. Creates missing target topics when asked.
 pub fn check(opts: &RunOptions) -> Result<Vec<Route>> {
-    let source_meta: BaseConsumer = kafka::admin_config(&opts.from)
-        .create()
-        .map_err(|e| kafka::creation_error("source", e))?;
-    let target_meta: BaseConsumer = kafka::admin_config(&opts.to)
-        .create()
-        .map_err(|e| kafka::creation_error("target", e))?;
-
-    let source_topics = topic_partitions(&source_meta, opts.timeout).map_err(|e| {
-        Error::usage(format!(
-            "cannot reach the source cluster '{}' within {:?}: {e}; check --from",
-            opts.from.name, opts.timeout
-        ))
-    })?;
-    let routes = select(opts, &source_topics)?;
-
-    let target_topics = topic_partitions(&target_meta, opts.timeout).map_err(|e| {
-        Error::usage(format!(
-            "cannot reach the target cluster '{}' within {:?}: {e}; check --to",
-            opts.to.name, opts.timeout
-        ))
-    })?;
+    let (source_meta, source_topics) = metadata(&opts.from, "source", "--from", opts.timeout)?;
+    let routes = select(&opts.topics, &opts.rename, &source_topics, &opts.from.name)?;
+    let (target_meta, target_topics) = metadata(&opts.to, "target", "--to", opts.timeout)?;
     if same_cluster(opts, &source_meta, &target_meta) {
         if let Some(r) = routes.iter().find(|r| r.source == r.target) {
             return Err(Error::usage(format!(
@@ -78,6 +60,25 @@ pub fn check(opts: &RunOptions) -> Result<Vec<Route>> {
     Ok(routes)
 }
 
+/// A metadata client for one side, and topic → partition count for every topic there.
+pub fn metadata(
+    spec: &ClusterSpec,
+    side: &str,
+    flag: &str,
+    timeout: Duration,
+) -> Result<(BaseConsumer, HashMap<String, i32>)> {
+    let client: BaseConsumer = kafka::admin_config(spec)
+        .create()
+        .map_err(|e| kafka::creation_error(side, e))?;
+    let topics = topic_partitions(&client, timeout).map_err(|e| {
+        Error::usage(format!(
+            "cannot reach the {side} cluster '{}' within {timeout:?}: {e}; check {flag}",
+            spec.name
+        ))
+    })?;
+    Ok((client, topics))
+}
+
 /// Topic → partition count, for every topic of a cluster.
 fn topic_partitions(
     client: &BaseConsumer,
@@ -92,15 +93,20 @@ fn topic_partitions(
         .collect())
 }
 
-/// Resolves `--topics` against the source's topics and applies `--rename`.
-fn select(opts: &RunOptions, source: &HashMap<String, i32>) -> Result<Vec<Route>> {
-    let mut names: Vec<String> = match &opts.topics {
+/// Resolves `--topics` against the source's topics (`source_name` is the cluster as the
+/// user named it) and applies `--rename`.
+pub fn select(
+    topics: &TopicSelection,
+    rename: &str,
+    source: &HashMap<String, i32>,
+    source_name: &str,
+) -> Result<Vec<Route>> {
+    let mut names: Vec<String> = match topics {
         TopicSelection::List(list) => {
             for t in list {
                 if !source.contains_key(t) {
                     return Err(Error::usage(format!(
-                        "source topic '{t}' does not exist on '{}': check --topics",
-                        opts.from.name
+                        "source topic '{t}' does not exist on '{source_name}': check --topics"
                     )));
                 }
             }
@@ -116,18 +122,16 @@ fn select(opts: &RunOptions, source: &HashMap<String, i32>) -> Result<Vec<Route>
     names.dedup();
     if names.is_empty() {
         return Err(Error::usage(format!(
-            "no topic on '{}' matches --topics",
-            opts.from.name
+            "no topic on '{source_name}' matches --topics"
         )));
     }
     let mut seen: HashMap<String, String> = HashMap::new();
     let mut routes = Vec::new();
     for source_topic in names {
-        let target = opts.target_topic(&source_topic);
+        let target = rename.replace("{topic}", &source_topic);
         if let Some(other) = seen.insert(target.clone(), source_topic.clone()) {
             return Err(Error::usage(format!(
-                "--rename '{}' maps both '{other}' and '{source_topic}' to '{target}'",
-                opts.rename
+                "--rename '{rename}' maps both '{other}' and '{source_topic}' to '{target}'"
             )));
         }
         routes.push(Route {

@@ -13,10 +13,17 @@ fn progress_is_drawn_on_a_terminal_and_absent_when_piped() {
     common::create_topic(&b.bootstrap, "t", 2);
     common::produce(&a.bootstrap, "t", &kr::records(2000, 2, "p"));
 
-    let mut args: Vec<String> = ["--from", &a.bootstrap, "--to", &b.bootstrap, "--topics", "t"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let mut args: Vec<String> = [
+        "--from",
+        &a.bootstrap,
+        "--to",
+        &b.bootstrap,
+        "--topics",
+        "t",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     args.extend(FAST_GROUP.iter().map(|s| s.to_string()));
     // A continuous run on a pseudo-terminal (script(1)), stopped after the display has drawn.
     let cmd = format!(
@@ -30,17 +37,26 @@ fn progress_is_drawn_on_a_terminal_and_absent_when_piped() {
         .output()
         .expect("script(1) from util-linux");
     let tty = String::from_utf8_lossy(&out.stdout);
-    assert!(tty.contains('\x1b'), "no escape codes on a terminal: {tty:?}");
+    assert!(
+        tty.contains('\x1b'),
+        "no escape codes on a terminal: {tty:?}"
+    );
     assert!(
         tty.contains("2,000 records") && tty.contains("committed"),
         "the display shows records and commits: {tty:?}"
     );
-    assert!(tty.contains("kreplicate: stopped: copied 2000 records"), "{tty:?}");
+    assert!(
+        tty.contains("kreplicate: stopped: copied 2000 records"),
+        "{tty:?}"
+    );
 
     let mut piped: Vec<&str> = args.iter().map(String::as_str).collect();
     piped.extend(["--group", "piped", "--until-caught-up"]);
     let run = kr::run(&piped);
     assert_eq!(run.code, 0, "{run:?}");
-    assert!(!run.stderr.contains('\x1b') && !run.stdout.contains('\x1b'), "{run:?}");
+    assert!(
+        !run.stderr.contains('\x1b') && !run.stdout.contains('\x1b'),
+        "{run:?}"
+    );
     assert!(run.stderr.contains("copied 2000 records"), "{}", run.stderr);
 }
