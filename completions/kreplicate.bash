@@ -47,7 +47,7 @@ _kreplicate() {
 
     case "${cmd}" in
         kreplicate)
-            opts="-X -q -v -h -V --from --to --topics --guarantee --rename --config --group --until-caught-up --json --start --on-gap --create-topics --replication-factor --delivery-timeout --timeout --commit-interval --from-property --to-property --shard --txn-max-records --txn-max-bytes --txn-max-time --quiet --verbose --help --version demo verify generate help"
+            opts="-X -q -v -h -V --from --to --topics --rename --config --from-property --to-property --guarantee --group --until-caught-up --json --start --on-gap --create-topics --replication-factor --delivery-timeout --timeout --commit-interval --shard --txn-max-records --txn-max-bytes --txn-max-time --quiet --verbose --help --version demo verify generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -65,16 +65,28 @@ _kreplicate() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --guarantee)
-                    COMPREPLY=($(compgen -W "none at-least-once exactly-once" -- "${cur}"))
-                    return 0
-                    ;;
                 --rename)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from-property)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -X)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to-property)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --guarantee)
+                    COMPREPLY=($(compgen -W "none at-least-once exactly-once" -- "${cur}"))
                     return 0
                     ;;
                 --group)
@@ -102,18 +114,6 @@ _kreplicate() {
                     return 0
                     ;;
                 --commit-interval)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --from-property)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -X)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --to-property)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -247,7 +247,7 @@ _kreplicate() {
             return 0
             ;;
         kreplicate__subcmd__verify)
-            opts="-X -h --from --to --topics --rename --config --json --accept-duplicates --timeout --from-property --to-property --help"
+            opts="-X -h --from --to --topics --rename --config --from-property --to-property --json --accept-duplicates --timeout --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -273,10 +273,6 @@ _kreplicate() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --from-property)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -286,6 +282,10 @@ _kreplicate() {
                     return 0
                     ;;
                 --to-property)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kreplicate_global_optspecs
-    string join \n from= to= topics= guarantee= rename= config= group= until-caught-up json start= on-gap= create-topics replication-factor= delivery-timeout= timeout= commit-interval= X/from-property= to-property= shard= txn-max-records= txn-max-bytes= txn-max-time= q/quiet v/verbose h/help V/version
+    string join \n from= to= topics= rename= config= X/from-property= to-property= guarantee= group= until-caught-up json start= on-gap= create-topics replication-factor= delivery-timeout= timeout= commit-interval= shard= txn-max-records= txn-max-bytes= txn-max-time= q/quiet v/verbose h/help V/version
 end
 
 function __fish_kreplicate_needs_command
@@ -26,12 +26,14 @@ end
 
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l from -d 'Source cluster: a name from the config file, or host:port[,host:port]' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l to -d 'Target cluster: a name from the config file, or host:port[,host:port]' -r
-complete -c kreplicate -n "__fish_kreplicate_needs_command" -l topics -d 'Topics to copy: a comma list, or a regex when it starts with \'^\' (resolved at start; internal topics \'__*\' never match a regex)' -r
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l topics -d 'Source topics: a comma list, or a regex when it starts with \'^\' (resolved at start; internal topics \'__*\' never match a regex)' -r
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l rename -d 'Target topic name; {topic} stands for the source topic\'s name [default: {topic}]' -r
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l config -d 'YAML config file [default: $XDG_CONFIG_HOME/kreplicate/config.yaml]' -r -F
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -s X -l from-property -d 'librdkafka property for the source clients (repeatable), e.g. -X fetch.max.bytes=1048576' -r
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l to-property -d 'librdkafka property for the target clients (repeatable), e.g. --to-property linger.ms=20' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l guarantee -d 'Delivery guarantee [default: at-least-once]' -r -f -a "none\t'Fastest: offsets are committed as records are read; records may be lost on failure'
 at-least-once\t'Commit only what the target acknowledged; duplicates possible after a failure'
 exactly-once\t'Transactional copy; the target holds the positions; read_committed readers of the target see every record once'"
-complete -c kreplicate -n "__fish_kreplicate_needs_command" -l rename -d 'Target topic name; {topic} stands for the source topic\'s name [default: {topic}]' -r
-complete -c kreplicate -n "__fish_kreplicate_needs_command" -l config -d 'YAML config file [default: $XDG_CONFIG_HOME/kreplicate/config.yaml]' -r -F
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l group -d 'Source consumer group holding the committed positions [default: kreplicate.<TO>]' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l start -d 'Where a group with no committed position starts [default: earliest]' -r -f -a "earliest\t'The oldest record still in the source'
 latest\t'Only records written after the run starts'"
@@ -42,8 +44,6 @@ complete -c kreplicate -n "__fish_kreplicate_needs_command" -l replication-facto
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l delivery-timeout -d 'Longest wait for one record\'s acknowledgement by the target before the run fails (e.g. 500ms, 30s, 2m) [default: 2m]' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l timeout -d 'Longest wait for a broker request at start (metadata, topic checks) [default: 30s]' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l commit-interval -d 'How often verified positions are committed to the source group [default: 5s]' -r
-complete -c kreplicate -n "__fish_kreplicate_needs_command" -s X -l from-property -d 'librdkafka property for the source consumer (repeatable), e.g. -X fetch.max.bytes=1048576' -r
-complete -c kreplicate -n "__fish_kreplicate_needs_command" -l to-property -d 'librdkafka property for the target producer (repeatable), e.g. --to-property linger.ms=20' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l shard -d 'exactly-once: this process owns the source partitions of static shard I of N (run one process per shard; each shard has its own transactional identity) [default: 1/1]' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l txn-max-records -d 'exactly-once: commit a transaction after this many records [default: 20000]' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l txn-max-bytes -d 'exactly-once: commit a transaction after this many key + value bytes (e.g. 32MiB) [default: 32MiB]' -r
@@ -65,14 +65,14 @@ exactly-once\t'Transactional copy; the target holds the positions; read_committe
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand demo" -l records -d 'Number of sample records' -r
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand demo" -l json -d 'Print the summary as one JSON object on stdout'
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand demo" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l from -d 'Source cluster: a name from the config file, or host:port[,host:port] [default: defaults.from in the config file]' -r
-complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l to -d 'Target cluster: a name from the config file, or host:port[,host:port] [default: defaults.to in the config file]' -r
-complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l topics -d 'Source topics to check: a comma list, or a regex when it starts with \'^\' (internal topics \'__*\' never match a regex) [default: defaults.topics in the config file]' -r
-complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l rename -d 'Target topic name; {topic} stands for the source topic\'s name [default: defaults.rename in the config file, else {topic}]' -r
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l from -d 'Source cluster: a name from the config file, or host:port[,host:port]' -r
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l to -d 'Target cluster: a name from the config file, or host:port[,host:port]' -r
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l topics -d 'Source topics: a comma list, or a regex when it starts with \'^\' (resolved at start; internal topics \'__*\' never match a regex)' -r
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l rename -d 'Target topic name; {topic} stands for the source topic\'s name [default: {topic}]' -r
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l config -d 'YAML config file [default: $XDG_CONFIG_HOME/kreplicate/config.yaml]' -r -F
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -s X -l from-property -d 'librdkafka property for the source clients (repeatable), e.g. -X fetch.max.bytes=1048576' -r
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l to-property -d 'librdkafka property for the target clients (repeatable), e.g. --to-property linger.ms=20' -r
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l timeout -d 'Longest wait for a broker: metadata at start, and the next record or end of a partition while reading (e.g. 500ms, 30s, 2m) [default: defaults.timeout in the config file, else 30s]' -r
-complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -s X -l from-property -d 'librdkafka property for the source reader (repeatable), e.g. -X security.protocol=ssl' -r
-complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l to-property -d 'librdkafka property for the target reader (repeatable), e.g. --to-property security.protocol=ssl' -r
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l json -d 'Print one JSON object on stdout instead of the table'
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l accept-duplicates -d 'Report duplicates (as left by at-least-once reruns) but still exit 0 when every source record is in the target and, keeping each record\'s last copy, in source order'
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -s h -l help -d 'Print help'

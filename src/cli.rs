@@ -82,30 +82,12 @@ pub struct DemoArgs {
 
 #[derive(Debug, Default, Args)]
 pub struct CopyArgs {
-    /// Source cluster: a name from the config file, or host:port[,host:port]
-    #[arg(long, value_name = "CLUSTER")]
-    pub from: Option<String>,
-
-    /// Target cluster: a name from the config file, or host:port[,host:port]
-    #[arg(long, value_name = "CLUSTER")]
-    pub to: Option<String>,
-
-    /// Topics to copy: a comma list, or a regex when it starts with '^' (resolved at start;
-    /// internal topics '__*' never match a regex)
-    #[arg(long, value_name = "LIST|^REGEX")]
-    pub topics: Option<String>,
+    #[command(flatten)]
+    pub ends: EndpointArgs,
 
     /// Delivery guarantee [default: at-least-once]
     #[arg(long, value_enum)]
     pub guarantee: Option<Guarantee>,
-
-    /// Target topic name; {topic} stands for the source topic's name [default: {topic}]
-    #[arg(long, value_name = "TEMPLATE")]
-    pub rename: Option<String>,
-
-    /// YAML config file [default: $XDG_CONFIG_HOME/kreplicate/config.yaml]
-    #[arg(long, value_name = "FILE", env = crate::config::CONFIG_ENV, hide_env_values = true)]
-    pub config: Option<PathBuf>,
 
     /// Source consumer group holding the committed positions [default: kreplicate.<TO>]
     #[arg(long, value_name = "ID")]
@@ -149,14 +131,6 @@ pub struct CopyArgs {
     #[arg(long, value_name = "DURATION")]
     pub commit_interval: Option<String>,
 
-    /// librdkafka property for the source consumer (repeatable), e.g. -X fetch.max.bytes=1048576
-    #[arg(short = 'X', long = "from-property", value_name = "KEY=VALUE")]
-    pub from_property: Vec<String>,
-
-    /// librdkafka property for the target producer (repeatable), e.g. --to-property linger.ms=20
-    #[arg(long = "to-property", value_name = "KEY=VALUE")]
-    pub to_property: Vec<String>,
-
     /// exactly-once: this process owns the source partitions of static shard I of N (run one
     /// process per shard; each shard has its own transactional identity) [default: 1/1]
     #[arg(long, value_name = "I/N")]
@@ -183,6 +157,40 @@ pub struct CopyArgs {
     /// (RUST_LOG=<level> works too)
     #[arg(short, long, action = clap::ArgAction::Count)]
     pub verbose: u8,
+}
+
+/// Which clusters and topics: the flags `kreplicate` and `kreplicate verify` share. Each falls
+/// back to the config file's `defaults`.
+#[derive(Debug, Default, Args)]
+pub struct EndpointArgs {
+    /// Source cluster: a name from the config file, or host:port[,host:port]
+    #[arg(long, value_name = "CLUSTER")]
+    pub from: Option<String>,
+
+    /// Target cluster: a name from the config file, or host:port[,host:port]
+    #[arg(long, value_name = "CLUSTER")]
+    pub to: Option<String>,
+
+    /// Source topics: a comma list, or a regex when it starts with '^' (resolved at start;
+    /// internal topics '__*' never match a regex)
+    #[arg(long, value_name = "LIST|^REGEX")]
+    pub topics: Option<String>,
+
+    /// Target topic name; {topic} stands for the source topic's name [default: {topic}]
+    #[arg(long, value_name = "TEMPLATE")]
+    pub rename: Option<String>,
+
+    /// YAML config file [default: $XDG_CONFIG_HOME/kreplicate/config.yaml]
+    #[arg(long, value_name = "FILE", env = crate::config::CONFIG_ENV, hide_env_values = true)]
+    pub config: Option<PathBuf>,
+
+    /// librdkafka property for the source clients (repeatable), e.g. -X fetch.max.bytes=1048576
+    #[arg(short = 'X', long = "from-property", value_name = "KEY=VALUE")]
+    pub from_property: Vec<String>,
+
+    /// librdkafka property for the target clients (repeatable), e.g. --to-property linger.ms=20
+    #[arg(long = "to-property", value_name = "KEY=VALUE")]
+    pub to_property: Vec<String>,
 }
 
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum, Deserialize)]

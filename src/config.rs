@@ -8,7 +8,7 @@ use std::time::Duration;
 use regex::Regex;
 use serde::Deserialize;
 
-use crate::cli::{CopyArgs, GapPolicy, Guarantee, StartPosition};
+use crate::cli::{CopyArgs, EndpointArgs, GapPolicy, Guarantee, StartPosition};
 use crate::error::{Error, Result};
 use crate::transactional::Shard;
 
@@ -177,34 +177,45 @@ pub fn parse_file(text: &str) -> std::result::Result<FileConfig, String> {
     serde_yaml::from_str(text).map_err(|e| e.to_string())
 }
 
-/// Merges flags over the config file and validates the result.
-pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
+/// The clusters and topics of a run, from flags over the config file's defaults.
+#[derive(Clone, Debug)]
+pub struct Endpoints {
+    pub from: ClusterSpec,
+    pub to: ClusterSpec,
+    pub topics: TopicSelection,
+    pub rename: String,
+}
+
+/// Resolves the flags `kreplicate` and `kreplicate verify` share.
+pub fn endpoints(args: &EndpointArgs, file: &FileConfig) -> Result<Endpoints> {
     let d = &file.defaults;
+    let missing = |flag: &str| {
+        Error::usage(format!(
+            "missing {flag} <CLUSTER> (a config cluster name or host:port list)"
+        ))
+    };
     let from = args
         .from
         .clone()
         .or_else(|| d.from.clone())
-        .ok_or_else(|| {
-            Error::usage("missing --from <CLUSTER> (a config cluster name or host:port list)")
-        })?;
-    let to = args.to.clone().or_else(|| d.to.clone()).ok_or_else(|| {
-        Error::usage("missing --to <CLUSTER> (a config cluster name or host:port list)")
-    })?;
+        .ok_or_else(|| missing("--from"))?;
+    let to = args
+        .to
+        .clone()
+        .or_else(|| d.to.clone())
+        .ok_or_else(|| missing("--to"))?;
     let topics = args
         .topics
         .clone()
         .or_else(|| d.topics.clone())
         .ok_or_else(|| Error::usage("missing --topics <LIST|^REGEX>"))?;
-
     let mut from = cluster(file, &from, "--from")?;
     let mut to = cluster(file, &to, "--to")?;
     from.properties
         .extend(parse_properties(&args.from_property, "--from-property")?);
     to.properties
         .extend(parse_properties(&args.to_property, "--to-property")?);
-
     let topics = TopicSelection::parse(&topics)?;
-    let guarantee = args.guarantee.or(d.guarantee).unwrap_or_default();
     let rename = args
         .rename
         .clone()
@@ -225,6 +236,24 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
             }
         }
     }
+    Ok(Endpoints {
+        from,
+        to,
+        topics,
+        rename,
+    })
+}
+
+/// Merges flags over the config file and validates the result.
+pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
+    let d = &file.defaults;
+    let Endpoints {
+        from,
+        to,
+        topics,
+        rename,
+    } = endpoints(&args.ends, file)?;
+    let guarantee = args.guarantee.or(d.guarantee).unwrap_or_default();
     let group = args
         .group
         .clone()

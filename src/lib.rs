@@ -83,7 +83,7 @@ fn run_demo(args: &cli::DemoArgs) -> Result<i32, Error> {
 }
 
 fn run_copy(args: &cli::CopyArgs) -> Result<i32, Error> {
-    let (path, required) = config::config_path(args.config.as_deref());
+    let (path, required) = config::config_path(args.ends.config.as_deref());
     let file = config::load_file(path.as_deref(), required)?;
     let opts = config::resolve(args, &file)?;
 

@@ -174,6 +174,13 @@ impl Exactly {
                 }
             }
         }
+        if parts.is_empty() {
+            let total: i32 = routes.iter().map(|r| r.partitions).sum();
+            return Err(Error::usage(format!(
+                "--shard {}/{} owns none of the {total} source partitions: use fewer shards",
+                opts.shard.index, opts.shard.count
+            )));
+        }
         let consumer: BaseConsumer = consumer_cfg
             .create()
             .map_err(|e| kafka::creation_error("source", e))?;
@@ -223,9 +230,6 @@ impl Exactly {
 
     /// Fences any zombie, finds where the target stands, and assigns the source there.
     fn start(&mut self) -> std::result::Result<(), String> {
-        if self.parts.is_empty() {
-            return Ok(());
-        }
         self.producer
             .init_transactions(self.opts.timeout)
             .map_err(|e| {
@@ -396,9 +400,6 @@ impl Exactly {
     }
 
     fn copy(&mut self, stop: &AtomicBool) {
-        if self.parts.is_empty() {
-            return;
-        }
         let mut last_lag = Instant::now();
         let mut warner = Warner::default();
         let mut since_poll = 0u32;

@@ -32,7 +32,6 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
-use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use clap::Args;
@@ -43,6 +42,7 @@ use rdkafka::message::{Headers, Message};
 use rdkafka::{Offset, TopicPartitionList};
 use serde::Serialize;
 
+use crate::cli::EndpointArgs;
 use crate::config::{self, ClusterSpec, TopicSelection};
 use crate::error::{Error, Result};
 use crate::kafka;
@@ -51,29 +51,8 @@ use crate::topics;
 /// Flags of `kreplicate verify`.
 #[derive(Debug, Default, Args)]
 pub struct VerifyArgs {
-    /// Source cluster: a name from the config file, or host:port[,host:port]
-    /// [default: defaults.from in the config file]
-    #[arg(long, value_name = "CLUSTER")]
-    pub from: Option<String>,
-
-    /// Target cluster: a name from the config file, or host:port[,host:port]
-    /// [default: defaults.to in the config file]
-    #[arg(long, value_name = "CLUSTER")]
-    pub to: Option<String>,
-
-    /// Source topics to check: a comma list, or a regex when it starts with '^' (internal
-    /// topics '__*' never match a regex) [default: defaults.topics in the config file]
-    #[arg(long, value_name = "LIST|^REGEX")]
-    pub topics: Option<String>,
-
-    /// Target topic name; {topic} stands for the source topic's name [default: defaults.rename
-    /// in the config file, else {topic}]
-    #[arg(long, value_name = "TEMPLATE")]
-    pub rename: Option<String>,
-
-    /// YAML config file [default: $XDG_CONFIG_HOME/kreplicate/config.yaml]
-    #[arg(long, value_name = "FILE", env = config::CONFIG_ENV, hide_env_values = true)]
-    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub ends: EndpointArgs,
 
     /// Print one JSON object on stdout instead of the table
     #[arg(long)]
@@ -89,14 +68,6 @@ pub struct VerifyArgs {
     /// file, else 30s]
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
-
-    /// librdkafka property for the source reader (repeatable), e.g. -X security.protocol=ssl
-    #[arg(short = 'X', long = "from-property", value_name = "KEY=VALUE")]
-    pub from_property: Vec<String>,
-
-    /// librdkafka property for the target reader (repeatable), e.g. --to-property security.protocol=ssl
-    #[arg(long = "to-property", value_name = "KEY=VALUE")]
-    pub to_property: Vec<String>,
 }
 
 /// Upper bound on the bytes [`compare`] and its input take per record (see the module doc).
@@ -862,36 +833,15 @@ struct Options {
 }
 
 fn resolve(args: &VerifyArgs) -> Result<Options> {
-    let (path, required) = config::config_path(args.config.as_deref());
+    let (path, required) = config::config_path(args.ends.config.as_deref());
     let file = config::load_file(path.as_deref(), required)?;
     let d = &file.defaults;
-    let from = args
-        .from
-        .clone()
-        .or_else(|| d.from.clone())
-        .ok_or_else(|| {
-            Error::usage(
-                "verify: missing --from <CLUSTER> (a config cluster name or host:port list)",
-            )
-        })?;
-    let to = args.to.clone().or_else(|| d.to.clone()).ok_or_else(|| {
-        Error::usage("verify: missing --to <CLUSTER> (a config cluster name or host:port list)")
-    })?;
-    let topics = args
-        .topics
-        .clone()
-        .or_else(|| d.topics.clone())
-        .ok_or_else(|| Error::usage("verify: missing --topics <LIST|^REGEX>"))?;
-    let mut from = config::cluster(&file, &from, "--from")?;
-    let mut to = config::cluster(&file, &to, "--to")?;
-    from.properties.extend(config::parse_properties(
-        &args.from_property,
-        "--from-property",
-    )?);
-    to.properties.extend(config::parse_properties(
-        &args.to_property,
-        "--to-property",
-    )?);
+    let config::Endpoints {
+        from,
+        to,
+        topics,
+        rename,
+    } = config::endpoints(&args.ends, &file)?;
     for (spec, flag) in [(&from, "--from-property"), (&to, "--to-property")] {
         for (key, _) in &spec.properties {
             if let Some((_, why)) = OWNED.iter().find(|(k, _)| k == key) {
@@ -900,17 +850,6 @@ fn resolve(args: &VerifyArgs) -> Result<Options> {
                 )));
             }
         }
-    }
-    let topics = TopicSelection::parse(&topics)?;
-    let rename = args
-        .rename
-        .clone()
-        .or_else(|| d.rename.clone())
-        .unwrap_or_else(|| "{topic}".into());
-    if rename.trim().is_empty() {
-        return Err(Error::usage(
-            "--rename is empty: use a template such as 'backup.{topic}'",
-        ));
     }
     let timeout = match args.timeout.as_ref().or(d.timeout.as_ref()) {
         Some(s) => {

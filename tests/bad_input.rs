@@ -7,7 +7,7 @@ use crate::kr;
 
 fn assert_usage_error(args: &[&str], expect: &str) {
     let started = Instant::now();
-    let run = kr::run(args);
+    let run = kr::wait(kr::spawn(args), Duration::from_secs(60));
     assert_eq!(run.code, 2, "args {args:?}: {run:?}");
     let lines: Vec<&str> = run.stderr.trim().lines().collect();
     assert_eq!(
@@ -70,8 +70,26 @@ fn bad_input_is_one_line_and_exit_2_with_nothing_written_or_committed() {
             "sometimes",
         ),
         (
-            base(&["--topics", "t", "--guarantee", "exactly-once"]),
-            "exactly-once",
+            base(&[
+                "--topics",
+                "t",
+                "--guarantee",
+                "exactly-once",
+                "-X",
+                "isolation.level=read_uncommitted",
+            ]),
+            "isolation.level",
+        ),
+        (
+            base(&[
+                "--topics",
+                "t",
+                "--guarantee",
+                "exactly-once",
+                "--shard",
+                "3/2",
+            ]),
+            "--shard",
         ),
         (base(&["--topics", "t", "--bogus-flag"]), "--bogus-flag"),
         (

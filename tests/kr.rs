@@ -46,6 +46,7 @@ pub fn command(args: &[&str]) -> Command {
 }
 
 pub fn spawn(args: &[&str]) -> Child {
+    eprintln!("running kreplicate {}", args.join(" "));
     command(args).spawn().expect("spawn kreplicate")
 }
 
