@@ -45,8 +45,8 @@ complete -c kreplicate -n "__fish_kreplicate_needs_command" -l delivery-timeout 
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l timeout -d 'Longest wait for a broker request at start (metadata, topic checks) [default: 30s]' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l commit-interval -d 'How often verified positions are committed to the source group [default: 5s]' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l shard -d 'exactly-once: this process owns the source partitions of static shard I of N (run one process per shard; each shard has its own transactional identity) [default: 1/1]' -r
-complete -c kreplicate -n "__fish_kreplicate_needs_command" -l txn-max-records -d 'exactly-once: commit a transaction after this many records [default: 20000]' -r
-complete -c kreplicate -n "__fish_kreplicate_needs_command" -l txn-max-bytes -d 'exactly-once: commit a transaction after this many key + value bytes (e.g. 32MiB) [default: 32MiB]' -r
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l txn-max-records -d 'exactly-once: commit a transaction after this many records [default: 200000]' -r
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l txn-max-bytes -d 'exactly-once: commit a transaction after this many key + value bytes (e.g. 32MiB) [default: 128MiB]' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l txn-max-time -d 'exactly-once: commit a transaction after this long [default: 2s]' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l until-caught-up -d 'Copy up to the end of every partition as seen at start, commit, and exit 0'
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l json -d 'Print one JSON summary object on stdout at exit (human output stays on stderr)'

@@ -136,12 +136,12 @@ pub struct CopyArgs {
     #[arg(long, value_name = "I/N")]
     pub shard: Option<String>,
 
-    /// exactly-once: commit a transaction after this many records [default: 20000]
+    /// exactly-once: commit a transaction after this many records [default: 200000]
     #[arg(long, value_name = "N")]
     pub txn_max_records: Option<u64>,
 
     /// exactly-once: commit a transaction after this many key + value bytes (e.g. 32MiB)
-    /// [default: 32MiB]
+    /// [default: 128MiB]
     #[arg(long, value_name = "SIZE")]
     pub txn_max_bytes: Option<String>,
 

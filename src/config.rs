@@ -315,12 +315,15 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
         Some(s) => Shard::parse(s).map_err(|e| Error::usage(format!("--shard '{s}': {e}")))?,
         None => Shard::default(),
     };
-    let txn_max_records = args.txn_max_records.or(d.txn_max_records).unwrap_or(20_000);
+    let txn_max_records = args
+        .txn_max_records
+        .or(d.txn_max_records)
+        .unwrap_or(200_000);
     let txn_max_bytes = match args.txn_max_bytes.as_ref().or(d.txn_max_bytes.as_ref()) {
         Some(s) => {
             parse_size(s).map_err(|e| Error::usage(format!("--txn-max-bytes '{s}': {e}")))?
         }
-        None => 32 << 20,
+        None => 128 << 20,
     };
     if txn_max_records == 0 || txn_max_bytes == 0 || txn_max_time.is_zero() {
         return Err(Error::usage(

@@ -100,10 +100,14 @@ impl PartitionTracker {
     }
 
     fn set(&mut self, offset: i64, state: State) -> Result<(), UnknownOffset> {
-        let idx = self
-            .pending
-            .binary_search_by_key(&offset, |&(off, _)| off)
-            .map_err(|_| UnknownOffset(offset))?;
+        // Reports come in send order per partition (idempotent producer): the front first.
+        let idx = match self.pending.front() {
+            Some(&(off, _)) if off == offset => 0,
+            _ => self
+                .pending
+                .binary_search_by_key(&offset, |&(off, _)| off)
+                .map_err(|_| UnknownOffset(offset))?,
+        };
         let entry = &mut self.pending[idx].1;
         // A failure is never overwritten by a later report for the same record.
         if *entry != State::Failed {

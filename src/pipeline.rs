@@ -378,16 +378,21 @@ impl Ends {
 /// Records left to read in the assigned partitions, from the last fetch's high watermarks.
 pub(crate) fn lag<C: ConsumerContext>(consumer: &BaseConsumer<C>) -> Option<i64> {
     let positions = consumer.position().ok()?;
-    let mut lag = 0;
+    let (mut lag, mut known) = (0, false);
     for e in positions.elements() {
-        if let (Offset::Offset(pos), Some((_, high))) = (
-            e.offset(),
-            cached_watermarks(consumer, e.topic(), e.partition()),
-        ) {
+        let marks = cached_watermarks(consumer, e.topic(), e.partition());
+        log::debug!(
+            "{}[{}]: position {:?}, fetch watermarks {marks:?}",
+            e.topic(),
+            e.partition(),
+            e.offset()
+        );
+        if let (Offset::Offset(pos), Some((_, high))) = (e.offset(), marks) {
             lag += (high - pos).max(0);
+            known = true;
         }
     }
-    Some(lag)
+    known.then_some(lag)
 }
 
 /// Names the partitions whose start position is outside the source log.
@@ -444,11 +449,37 @@ pub(crate) fn cached_watermarks<C: ConsumerContext>(
 // `none` and `at-least-once`
 // ---------------------------------------------------------------------------------------
 
+/// FNV-1a for the per-record topic lookups: topic names are short and not chosen by an
+/// attacker, and SipHash cost more per record than the rest of the bookkeeping. Also fixed
+/// across versions and platforms, which static shards rely on.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+type TopicMap<V> = HashMap<String, V, std::hash::BuildHasherDefault<Fnv>>;
+
 /// Everything the loop, the delivery callback and the rebalance callback share.
 #[derive(Debug, Default)]
 struct State {
     /// Keyed by target topic (the delivery report names it), then partition.
-    parts: HashMap<String, BTreeMap<i32, PartitionTracker>>,
+    parts: TopicMap<BTreeMap<i32, PartitionTracker>>,
     ends: Ends,
     /// Committed positions of partitions this process no longer owns, for the summary.
     released: BTreeMap<(String, i32), i64>,
@@ -480,9 +511,9 @@ struct Shared {
     state: Mutex<State>,
     progress: Arc<Progress>,
     /// Source topic → target topic.
-    target_of: HashMap<String, String>,
+    target_of: TopicMap<String>,
     /// Target topic → source topic.
-    source_of: HashMap<String, String>,
+    source_of: TopicMap<String>,
 }
 
 impl Shared {
@@ -620,6 +651,7 @@ impl Rebalancer {
             st.ends.insert(topic, partition, start);
         }
         st.publish(&self.shared.progress);
+        log::info!("assigned {} source partitions", assignment.count());
         drop(st);
         drop(committed);
         if let Err(e) = consumer.assign(&assignment) {
@@ -654,6 +686,10 @@ impl Rebalancer {
             }
         }
         let mut st = self.shared.lock();
+        // Until the next assignment arrives (eager rebalance, or a rejoin after a lost
+        // assignment) nothing is assigned: --until-caught-up must not read that as "every
+        // assigned partition done".
+        st.assigned_once = false;
         for (source, partition) in revoked {
             st.ends.remove(&source, partition);
             let Some(target) = self.shared.target_of.get(&source) else {
@@ -819,15 +855,18 @@ impl Acked {
                 Polled::Record(msg) => {
                     self.forward(&msg);
                     since_poll += 1;
-                    // Serve delivery reports regularly without a call per record.
-                    if since_poll >= 256 {
-                        self.producer.poll(Duration::ZERO);
-                        since_poll = 0;
+                    // Serve delivery reports and read the clock (commit interval, lag)
+                    // every 256 records rather than per record.
+                    if since_poll < 256 {
+                        continue;
                     }
+                    self.producer.poll(Duration::ZERO);
+                    since_poll = 0;
                 }
                 Polled::Idle => {
                     self.producer.poll(Duration::ZERO);
                     if self.opts.until_caught_up && self.caught_up() {
+                        log::info!("caught up with every assigned partition");
                         return;
                     }
                 }
@@ -940,6 +979,7 @@ impl Acked {
 
     /// Flush, verify, commit.
     fn finish(&self) {
+        log::info!("flushing, verifying and committing");
         // Serve reports already in, then wait (bounded) for the rest.
         self.producer.poll(Duration::ZERO);
         let flush_timeout = self.opts.delivery_timeout + Duration::from_secs(5);

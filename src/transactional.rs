@@ -11,6 +11,8 @@
 //! after each transaction, for lag monitoring only.
 
 use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::hash::Hasher;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -28,8 +30,8 @@ use crate::error::{Error, Result};
 use crate::kafka;
 use crate::offsets::NextOffset;
 use crate::pipeline::{
-    cached_watermarks, classify, copy_record, gap_message, lag, Ends, Polled, Progress, Summary,
-    Warner,
+    cached_watermarks, classify, copy_record, gap_message, lag, Ends, Fnv, Polled, Progress,
+    Summary, Warner,
 };
 use crate::topics::Route;
 
@@ -73,12 +75,9 @@ impl Shard {
     /// Whether this shard owns a source partition. Stable when partitions are added: a
     /// partition's shard depends only on its topic name and number.
     pub fn owns(&self, topic: &str, partition: i32) -> bool {
-        // FNV-1a: fixed across versions and platforms, unlike std's hasher.
-        let mut h: u64 = 0xcbf29ce484222325;
-        for b in topic.bytes() {
-            h = (h ^ u64::from(b)).wrapping_mul(0x100000001b3);
-        }
-        let slot = h.wrapping_add(partition as u64) % u64::from(self.count);
+        let mut h = Fnv::default();
+        h.write(topic.as_bytes());
+        let slot = h.finish().wrapping_add(partition as u64) % u64::from(self.count);
         slot == u64::from(self.index - 1)
     }
 
@@ -90,7 +89,15 @@ impl Shard {
 
 /// `topic/partition/offset`.
 pub fn origin(topic: &str, partition: i32, offset: i64) -> String {
-    format!("{topic}/{partition}/{offset}")
+    let mut s = String::new();
+    write_origin(&mut s, topic, partition, offset);
+    s
+}
+
+/// [`origin`] into a reused buffer.
+fn write_origin(buf: &mut String, topic: &str, partition: i32, offset: i64) {
+    buf.clear();
+    let _ = write!(buf, "{topic}/{partition}/{offset}");
 }
 
 /// The origin of a copied record, if the header parses.
@@ -149,6 +156,14 @@ pub struct Exactly {
     txn: Txn,
     failure: Option<String>,
     transactional_id: String,
+    scratch: Scratch,
+}
+
+/// Buffers reused for every record, so that copying one allocates nothing of ours.
+#[derive(Default)]
+struct Scratch {
+    key: (String, i32),
+    origin: String,
 }
 
 impl Exactly {
@@ -200,6 +215,7 @@ impl Exactly {
             txn: Txn::default(),
             failure: None,
             transactional_id: opts.shard.transactional_id(&opts.group),
+            scratch: Scratch::default(),
         })
     }
 
@@ -245,6 +261,11 @@ impl Exactly {
     /// source consumer there. Used at start and after an aborted transaction.
     fn rewind(&mut self) -> std::result::Result<(), String> {
         let found = self.scan_target()?;
+        log::info!(
+            "the target holds positions for {} of {} partitions",
+            found.len(),
+            self.parts.len()
+        );
         let fallback = self.group_positions();
         let mut tpl = TopicPartitionList::new();
         self.ends = Ends::default();
@@ -318,7 +339,8 @@ impl Exactly {
                         Some(pos) => {
                             found.insert((source.to_string(), p), pos);
                         }
-                        None if *covered_all => {}
+                        // A tail of 2^40 records covers any partition there is.
+                        None if *covered_all || tail >= 1 << 40 => {}
                         None => next.push((source, p)),
                     }
                 }
@@ -406,16 +428,25 @@ impl Exactly {
         let max_time = self.opts.txn_max_time;
         while !stop.load(Ordering::Relaxed) && self.failure.is_none() {
             let polled = self.consumer.poll(Duration::from_millis(100));
+            // Read the clock (transaction age, lag) every 256 records, not per record.
+            let mut clock = true;
             match classify(polled, &self.opts.from.name) {
                 Polled::Record(msg) => {
-                    let sent = forward(&self.producer, &mut self.parts, &mut self.txn, &msg);
+                    let sent = forward(
+                        &self.producer,
+                        &mut self.parts,
+                        &mut self.txn,
+                        &mut self.scratch,
+                        &msg,
+                    );
                     drop(msg);
                     if let Err(e) = sent {
                         self.abort_and_rewind(&e);
                     }
                     since_poll += 1;
                     // Serve delivery reports regularly without a call per record.
-                    if since_poll >= 256 {
+                    clock = since_poll >= 256;
+                    if clock {
                         self.producer.poll(Duration::ZERO);
                         since_poll = 0;
                     }
@@ -424,7 +455,10 @@ impl Exactly {
                     self.producer.poll(Duration::ZERO);
                     if self.opts.until_caught_up {
                         match self.ends.check(&self.consumer, &self.opts) {
-                            Ok(true) => return,
+                            Ok(true) => {
+                                log::info!("caught up with every owned partition");
+                                return;
+                            }
                             Ok(false) => {}
                             Err(msg) => self.failure = Some(msg),
                         }
@@ -439,11 +473,11 @@ impl Exactly {
             }
             let full = self.txn.records >= self.opts.txn_max_records
                 || self.txn.bytes >= self.opts.txn_max_bytes
-                || self.txn.started.is_some_and(|t| t.elapsed() >= max_time);
+                || (clock && self.txn.started.is_some_and(|t| t.elapsed() >= max_time));
             if self.txn.open && full && self.failure.is_none() {
                 self.commit_txn();
             }
-            if last_lag.elapsed() >= Duration::from_secs(1) {
+            if clock && last_lag.elapsed() >= Duration::from_secs(1) {
                 if let Some(lag) = lag(&self.consumer) {
                     self.progress.lag.store(lag, Ordering::Relaxed);
                 }
@@ -458,6 +492,7 @@ impl Exactly {
         let timeout = self.opts.delivery_timeout + Duration::from_secs(5);
         match self.producer.commit_transaction(timeout) {
             Ok(()) => {
+                log::debug!("committed a transaction of {} records", self.txn.records);
                 self.progress
                     .records
                     .fetch_add(self.txn.records, Ordering::Relaxed);
@@ -544,10 +579,13 @@ fn forward(
     producer: &BaseProducer,
     parts: &mut BTreeMap<(String, i32), Owned>,
     txn: &mut Txn,
+    scratch: &mut Scratch,
     msg: &BorrowedMessage<'_>,
 ) -> std::result::Result<(), KafkaError> {
-    let key = (msg.topic().to_string(), msg.partition());
-    let Some(owned) = parts.get_mut(&key) else {
+    scratch.key.0.clear();
+    scratch.key.0.push_str(msg.topic());
+    scratch.key.1 = msg.partition();
+    let Some(owned) = parts.get_mut(&scratch.key) else {
         return Ok(());
     };
     if !txn.open {
@@ -558,13 +596,18 @@ fn forward(
             ..Txn::default()
         };
     }
-    let origin = origin(msg.topic(), msg.partition(), msg.offset());
+    write_origin(
+        &mut scratch.origin,
+        &scratch.key.0,
+        scratch.key.1,
+        msg.offset(),
+    );
     let headers = msg
         .headers()
         .map_or_else(|| OwnedHeaders::new_with_capacity(1), |h| h.detach())
         .insert(Header {
             key: ORIGIN_HEADER,
-            value: Some(origin.as_bytes()),
+            value: Some(scratch.origin.as_bytes()),
         });
     let mut record = copy_record(msg, &owned.target, Some(headers), ());
     loop {

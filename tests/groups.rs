@@ -162,3 +162,48 @@ fn first_signal_commits_and_exits_0_second_exits_130() {
     let committed = kr::assert_committed_is_covered(&a.bootstrap, &b.bootstrap, "g", "t", "t", 2);
     assert!(committed.iter().all(|&c| c >= 250));
 }
+
+/// Regression (issue 5's profiling): after a lost assignment, `--until-caught-up` saw an empty
+/// assignment as "every partition done" and exited 0 with a partial copy.
+#[test]
+fn issue_5_until_caught_up_waits_for_the_assignment_after_losing_it() {
+    let a = Tansu::start("lost-a");
+    let b = Tansu::start("lost-b");
+    common::create_topic(&a.bootstrap, "t", 4);
+    common::create_topic(&b.bootstrap, "t", 4);
+    for round in 0..20 {
+        common::produce(
+            &a.bootstrap,
+            "t",
+            &kr::records(10_000, 4, &format!("l{round}")),
+        );
+    }
+    let child = kr::spawn(&args(
+        &a,
+        &b,
+        &[
+            "--topics",
+            "t",
+            "--until-caught-up",
+            "--json",
+            "--commit-interval",
+            "100ms",
+        ],
+    ));
+    wait_until("the first commit", Duration::from_secs(60), || {
+        common::committed(&a.bootstrap, "g", "t", 4)
+            .iter()
+            .any(|&c| c > 0)
+    });
+    // Frozen past session.timeout.ms: the group takes the partitions away.
+    kr::signal(&child, "STOP");
+    std::thread::sleep(Duration::from_secs(5));
+    kr::signal(&child, "CONT");
+    let run = kr::wait(child, Duration::from_secs(120));
+    assert_eq!(run.code, 0, "{run:?}");
+    kr::assert_complete(&a.bootstrap, &b.bootstrap, "t", "t", 4);
+    assert_eq!(
+        common::committed(&a.bootstrap, "g", "t", 4),
+        vec![50_000; 4]
+    );
+}

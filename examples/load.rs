@@ -1,0 +1,431 @@
+//! Benchmark helper (see `bench/run.sh`): fills a source topic fast, and reads a topic back to
+//! count (and digest) its records, partition by partition.
+//!
+//! ```text
+//! cargo run --release --example load -- produce --bootstrap 127.0.0.1:9092 --topic src \
+//!     --partitions 8 --records 1500000 --size 400
+//! cargo run --release --example load -- count --bootstrap 127.0.0.1:9092 --topic src
+//! ```
+//!
+//! `produce` is a plain, non-idempotent producer with `acks=all` and large batches; records go
+//! round-robin over the partitions, with a ~16 B key, one small header and a CreateTime
+//! timestamp. `count` assigns every partition from the beginning and reads to partition EOF
+//! (tansu's ListOffsets LATEST is wrong; the Fetch high watermark is right), printing one JSON
+//! object with per-partition counts and an order-sensitive digest of key, value, headers and
+//! timestamp, so a copy can be compared with its source.
+
+use std::collections::hash_map::DefaultHasher;
+use std::hash::Hasher;
+use std::process::ExitCode;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use clap::{Parser, Subcommand};
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::client::DefaultClientContext;
+use rdkafka::config::ClientConfig;
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+use rdkafka::message::{Header, Headers, Message, OwnedHeaders};
+use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+use rdkafka::{Offset, TopicPartitionList};
+
+#[derive(Parser)]
+#[command(about = "Load or count a Kafka topic (kreplicate benchmark helper)")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Create the topic (if missing) and produce records into it
+    Produce {
+        #[arg(long)]
+        bootstrap: String,
+        #[arg(long)]
+        topic: String,
+        #[arg(long, default_value_t = 8)]
+        partitions: i32,
+        #[arg(long, default_value_t = 1_500_000)]
+        records: u64,
+        /// Value size in bytes
+        #[arg(long, default_value_t = 400)]
+        size: usize,
+        /// Key size in bytes (at least 8)
+        #[arg(long, default_value_t = 16)]
+        key_size: usize,
+        /// Headers per record
+        #[arg(long, default_value_t = 1)]
+        headers: usize,
+        /// Extra producer property KEY=VALUE (repeatable)
+        #[arg(short = 'X', value_name = "KEY=VALUE")]
+        props: Vec<String>,
+    },
+    /// Read every partition from the beginning to EOF; print counts and digests as JSON
+    Count {
+        #[arg(long)]
+        bootstrap: String,
+        #[arg(long)]
+        topic: String,
+        /// Give up when no record or EOF arrives for this many seconds
+        #[arg(long, default_value_t = 60)]
+        idle_timeout: u64,
+        /// Skip the digest (counts only)
+        #[arg(long)]
+        no_digest: bool,
+        /// Leave headers with this name out of the digest (repeatable), e.g. kreplicate.origin
+        #[arg(long, value_name = "NAME")]
+        ignore_header: Vec<String>,
+    },
+    /// List the topics of a cluster with their partition counts
+    Topics {
+        #[arg(long)]
+        bootstrap: String,
+    },
+    /// Delete topics
+    Delete {
+        #[arg(long)]
+        bootstrap: String,
+        #[arg(required = true)]
+        topics: Vec<String>,
+    },
+}
+
+type AnyResult<T> = Result<T, Box<dyn std::error::Error>>;
+
+fn main() -> ExitCode {
+    let res = match Cli::parse().cmd {
+        Cmd::Produce {
+            bootstrap,
+            topic,
+            partitions,
+            records,
+            size,
+            key_size,
+            headers,
+            props,
+        } => produce(
+            &bootstrap, &topic, partitions, records, size, key_size, headers, &props,
+        ),
+        Cmd::Count {
+            bootstrap,
+            topic,
+            idle_timeout,
+            no_digest,
+            ignore_header,
+        } => count(
+            &bootstrap,
+            &topic,
+            Duration::from_secs(idle_timeout),
+            !no_digest,
+            &ignore_header,
+        ),
+        Cmd::Topics { bootstrap } => list_topics(&bootstrap),
+        Cmd::Delete { bootstrap, topics } => delete_topics(&bootstrap, &topics),
+    };
+    match res {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("load: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn set_props(c: &mut ClientConfig, props: &[String]) -> AnyResult<()> {
+    for p in props {
+        let (k, v) = p
+            .split_once('=')
+            .ok_or(format!("expected KEY=VALUE, got {p:?}"))?;
+        c.set(k, v);
+    }
+    Ok(())
+}
+
+/// Partition count of `topic`, or `None` when the topic does not exist.
+fn partition_count(client: &BaseConsumer, topic: &str) -> AnyResult<Option<i32>> {
+    let md = client.fetch_metadata(Some(topic), Duration::from_secs(10))?;
+    Ok(md
+        .topics()
+        .iter()
+        .find(|t| t.name() == topic && t.error().is_none() && !t.partitions().is_empty())
+        .map(|t| t.partitions().len() as i32))
+}
+
+fn create_topic(bootstrap: &str, topic: &str, partitions: i32) -> AnyResult<()> {
+    let meta: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .create()?;
+    if let Some(n) = partition_count(&meta, topic)? {
+        if n != partitions {
+            return Err(
+                format!("topic {topic} exists with {n} partitions, not {partitions}").into(),
+            );
+        }
+        return Ok(());
+    }
+    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .create()?;
+    let new = NewTopic::new(topic, partitions, TopicReplication::Fixed(-1));
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()?;
+    let results = rt.block_on(admin.create_topics([&new], &AdminOptions::new()))?;
+    for r in results {
+        if let Err((t, code)) = r {
+            if code != RDKafkaErrorCode::TopicAlreadyExists {
+                return Err(format!("cannot create {t}: {code}").into());
+            }
+        }
+    }
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while partition_count(&meta, topic)? != Some(partitions) {
+        if Instant::now() > deadline {
+            return Err(format!("topic {topic} did not show up in metadata").into());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Ok(())
+}
+
+fn list_topics(bootstrap: &str) -> AnyResult<()> {
+    let meta: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .create()?;
+    let md = meta.fetch_metadata(None, Duration::from_secs(10))?;
+    for t in md.topics() {
+        println!("{}\t{}", t.name(), t.partitions().len());
+    }
+    Ok(())
+}
+
+fn delete_topics(bootstrap: &str, topics: &[String]) -> AnyResult<()> {
+    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .create()?;
+    let names: Vec<&str> = topics.iter().map(String::as_str).collect();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()?;
+    let opts = AdminOptions::new().operation_timeout(Some(Duration::from_secs(30)));
+    for r in rt.block_on(admin.delete_topics(&names, &opts))? {
+        match r {
+            Ok(t) => eprintln!("deleted {t}"),
+            Err((t, code)) => return Err(format!("cannot delete {t}: {code}").into()),
+        }
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn produce(
+    bootstrap: &str,
+    topic: &str,
+    partitions: i32,
+    records: u64,
+    size: usize,
+    key_size: usize,
+    headers: usize,
+    props: &[String],
+) -> AnyResult<()> {
+    if partitions < 1 || key_size < 8 {
+        return Err("need --partitions >= 1 and --key-size >= 8".into());
+    }
+    create_topic(bootstrap, topic, partitions)?;
+    let mut cfg = ClientConfig::new();
+    cfg.set("bootstrap.servers", bootstrap)
+        .set("enable.idempotence", "false")
+        .set("acks", "all")
+        .set("linger.ms", "20")
+        .set("batch.size", "1000000")
+        .set("batch.num.messages", "100000")
+        .set("queue.buffering.max.messages", "1000000")
+        .set("queue.buffering.max.kbytes", "1048576")
+        .set("compression.type", "none");
+    set_props(&mut cfg, props)?;
+    let producer: BaseProducer = cfg.create()?;
+
+    // Values are windows into a pseudo-random pool, so they differ from record to record.
+    let pool_len = (1 << 20) + size;
+    let mut pool = Vec::with_capacity(pool_len);
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    while pool.len() < pool_len {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        pool.extend_from_slice(&x.to_le_bytes());
+    }
+    let mut key = vec![b'k'; key_size];
+    let now_ms = SystemTime::now().duration_since(UNIX_EPOCH)?.as_millis() as i64;
+    let started = Instant::now();
+    let mut bytes = 0u64;
+    for i in 0..records {
+        let digits = format!("{i:0w$}", w = key_size - 1);
+        key[1..].copy_from_slice(&digits.as_bytes()[digits.len() - (key_size - 1)..]);
+        let start = (i as usize).wrapping_mul(7919) % (1 << 20);
+        let value = &pool[start..start + size];
+        let mut record = BaseRecord::to(topic)
+            .partition((i % partitions as u64) as i32)
+            .key(&key[..])
+            .payload(value)
+            .timestamp(now_ms + (i / 1000) as i64);
+        if headers > 0 {
+            let mut h = OwnedHeaders::new_with_capacity(headers);
+            let seq = i.to_be_bytes();
+            for n in 0..headers {
+                let name = if n == 0 { "seq" } else { "extra" };
+                h = h.insert(Header {
+                    key: name,
+                    value: Some(&seq[..]),
+                });
+            }
+            record = record.headers(h);
+        }
+        loop {
+            match producer.send(record) {
+                Ok(()) => break,
+                Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), r)) => {
+                    record = r;
+                    producer.poll(Duration::from_millis(10));
+                }
+                Err((e, _)) => return Err(format!("produce failed at record {i}: {e}").into()),
+            }
+        }
+        bytes += (key_size + size) as u64;
+        if i % 1024 == 0 {
+            producer.poll(Duration::ZERO);
+        }
+    }
+    producer.flush(Duration::from_secs(300))?;
+    let secs = started.elapsed().as_secs_f64();
+    println!(
+        "{}",
+        serde_json::json!({
+            "topic": topic,
+            "partitions": partitions,
+            "records": records,
+            "bytes": bytes,
+            "seconds": secs,
+        })
+    );
+    Ok(())
+}
+
+struct PartCount {
+    records: u64,
+    eof: bool,
+    hasher: DefaultHasher,
+}
+
+fn hash_opt(h: &mut DefaultHasher, b: Option<&[u8]>) {
+    match b {
+        None => h.write_u8(0),
+        Some(b) => {
+            h.write_u8(1);
+            h.write_usize(b.len());
+            h.write(b);
+        }
+    }
+}
+
+fn count(
+    bootstrap: &str,
+    topic: &str,
+    idle: Duration,
+    digest: bool,
+    ignore: &[String],
+) -> AnyResult<()> {
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set(
+            "group.id",
+            format!("kreplicate-bench-count-{}", std::process::id()),
+        )
+        .set("enable.auto.commit", "false")
+        .set("enable.auto.offset.store", "false")
+        .set("enable.partition.eof", "true")
+        // What a reader of a transactional copy sees (librdkafka's default, made explicit).
+        .set("isolation.level", "read_committed")
+        .set("fetch.max.bytes", "104857600")
+        .set("max.partition.fetch.bytes", "16777216")
+        .create()?;
+    let n = partition_count(&consumer, topic)?.ok_or(format!("topic {topic} not found"))?;
+    let mut tpl = TopicPartitionList::new();
+    for p in 0..n {
+        tpl.add_partition_offset(topic, p, Offset::Beginning)?;
+    }
+    consumer.assign(&tpl)?;
+    let mut parts: Vec<PartCount> = (0..n)
+        .map(|_| PartCount {
+            records: 0,
+            eof: false,
+            hasher: DefaultHasher::new(),
+        })
+        .collect();
+    let started = Instant::now();
+    let mut last_event = Instant::now();
+    let mut open = n as usize;
+    while open > 0 {
+        match consumer.poll(Duration::from_millis(200)) {
+            Some(Ok(m)) => {
+                last_event = Instant::now();
+                let pc = &mut parts[m.partition() as usize];
+                pc.records += 1;
+                if digest {
+                    let h = &mut pc.hasher;
+                    hash_opt(h, m.key());
+                    hash_opt(h, m.payload());
+                    h.write_i64(m.timestamp().to_millis().unwrap_or(-1));
+                    // No headers and no headers left after `ignore` digest the same.
+                    let mut kept = 0usize;
+                    for hd in m.headers().into_iter().flat_map(|hs| hs.iter()) {
+                        if ignore.iter().any(|i| i == hd.key) {
+                            continue;
+                        }
+                        kept += 1;
+                        hash_opt(h, Some(hd.key.as_bytes()));
+                        hash_opt(h, hd.value);
+                    }
+                    h.write_usize(kept);
+                }
+            }
+            Some(Err(KafkaError::PartitionEOF(p))) => {
+                last_event = Instant::now();
+                let pc = &mut parts[p as usize];
+                if !pc.eof {
+                    pc.eof = true;
+                    open -= 1;
+                }
+            }
+            Some(Err(e)) => eprintln!("load count: warning: {e}"),
+            None => {
+                if last_event.elapsed() > idle {
+                    return Err(format!("no progress for {idle:?} reading {topic}").into());
+                }
+            }
+        }
+    }
+    let total: u64 = parts.iter().map(|p| p.records).sum();
+    let per: Vec<_> = parts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            serde_json::json!({
+                "partition": i,
+                "records": p.records,
+                "digest": if digest { format!("{:016x}", p.hasher.finish()) } else { String::new() },
+            })
+        })
+        .collect();
+    println!(
+        "{}",
+        serde_json::json!({
+            "topic": topic,
+            "records": total,
+            "seconds": started.elapsed().as_secs_f64(),
+            "partitions": per,
+        })
+    );
+    Ok(())
+}

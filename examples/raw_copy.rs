@@ -1,0 +1,273 @@
+//! Benchmark ceiling (see `bench/run.sh`): the simplest honest topic copy with the same
+//! librdkafka and the same client defaults as kreplicate, and nothing else.
+//!
+//! A `BaseConsumer` is assigned every partition of the source topic from the beginning (no
+//! group, no offsets); each record goes to a `BaseProducer` on the same partition of the target
+//! topic with its key, value, headers and timestamp. It stops when every partition reported
+//! EOF, then flushes. No tracking, no commits, no verification (bench/run.sh counts the target
+//! afterwards). Delivery failures are counted and make the exit code 1.
+//!
+//! ```text
+//! cargo run --release --example raw_copy -- --from 127.0.0.1:9092 --to 127.0.0.1:9093 \
+//!     --topic src --target src.copy
+//! ```
+
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::client::{ClientContext, DefaultClientContext};
+use rdkafka::config::ClientConfig;
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+use rdkafka::message::Message;
+use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer, ProducerContext};
+use rdkafka::{Offset, TopicPartitionList};
+
+#[derive(Parser)]
+#[command(about = "Minimal raw topic copy (kreplicate benchmark ceiling)")]
+struct Args {
+    /// Source bootstrap servers
+    #[arg(long)]
+    from: String,
+    /// Target bootstrap servers
+    #[arg(long)]
+    to: String,
+    /// Source topic
+    #[arg(long)]
+    topic: String,
+    /// Target topic (created with the source's partition count when missing)
+    #[arg(long)]
+    target: String,
+    /// Serve delivery reports every N records
+    #[arg(long, default_value_t = 256)]
+    poll_every: u32,
+    /// Also report where the loop waited (time in consumer poll, in queue-full waits)
+    #[arg(long)]
+    stats: bool,
+    /// Extra source consumer property KEY=VALUE (repeatable)
+    #[arg(short = 'C', value_name = "KEY=VALUE")]
+    consumer_props: Vec<String>,
+    /// Extra target producer property KEY=VALUE (repeatable)
+    #[arg(short = 'P', value_name = "KEY=VALUE")]
+    producer_props: Vec<String>,
+}
+
+type AnyResult<T> = Result<T, Box<dyn std::error::Error>>;
+
+/// Counts failed deliveries; nothing else.
+#[derive(Default)]
+struct Reports {
+    failed: AtomicU64,
+}
+
+impl ClientContext for Reports {}
+
+impl ProducerContext for Reports {
+    type DeliveryOpaque = ();
+
+    fn delivery(&self, result: &DeliveryResult<'_>, _: ()) {
+        if let Err((e, _)) = result {
+            if self.failed.fetch_add(1, Ordering::Relaxed) == 0 {
+                eprintln!("raw_copy: delivery failed: {e}");
+            }
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    match run(&Args::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("raw_copy: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn set_props(c: &mut ClientConfig, props: &[String]) -> AnyResult<()> {
+    for p in props {
+        let (k, v) = p
+            .split_once('=')
+            .ok_or(format!("expected KEY=VALUE, got {p:?}"))?;
+        c.set(k, v);
+    }
+    Ok(())
+}
+
+fn partition_count(client: &BaseConsumer, topic: &str) -> AnyResult<Option<i32>> {
+    let md = client.fetch_metadata(Some(topic), Duration::from_secs(10))?;
+    Ok(md
+        .topics()
+        .iter()
+        .find(|t| t.name() == topic && t.error().is_none() && !t.partitions().is_empty())
+        .map(|t| t.partitions().len() as i32))
+}
+
+/// Creates `topic` on `bootstrap` with `partitions` partitions and waits for its metadata.
+fn ensure_topic(bootstrap: &str, topic: &str, partitions: i32) -> AnyResult<()> {
+    let meta: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .create()?;
+    if partition_count(&meta, topic)?.is_some_and(|n| n >= partitions) {
+        return Ok(());
+    }
+    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .create()?;
+    let new = NewTopic::new(topic, partitions, TopicReplication::Fixed(-1));
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()?;
+    for r in rt.block_on(admin.create_topics([&new], &AdminOptions::new()))? {
+        if let Err((t, code)) = r {
+            if code != RDKafkaErrorCode::TopicAlreadyExists {
+                return Err(format!("cannot create {t}: {code}").into());
+            }
+        }
+    }
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while partition_count(&meta, topic)?.is_none_or(|n| n < partitions) {
+        if Instant::now() > deadline {
+            return Err(format!("topic {topic} did not show up in metadata").into());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Ok(())
+}
+
+fn run(args: &Args) -> AnyResult<()> {
+    let started = Instant::now();
+    // Producer first, as kreplicate does: the idempotent producer's ProducerId request then
+    // overlaps the consumer's start instead of delaying the first send.
+    // Producer: kreplicate's producer defaults (src/kafka.rs).
+    let mut pcfg = ClientConfig::new();
+    pcfg.set("linger.ms", "5")
+        .set("queue.buffering.max.kbytes", "65536")
+        .set("enable.idempotence", "true")
+        .set("bootstrap.servers", &args.to)
+        .set("message.timeout.ms", "120000");
+    set_props(&mut pcfg, &args.producer_props)?;
+    let producer: BaseProducer<Reports> = pcfg.create_with_context(Reports::default())?;
+
+    // Consumer: kreplicate's consumer default (bounded prefetch), no group semantics.
+    let mut ccfg = ClientConfig::new();
+    ccfg.set("queued.max.messages.kbytes", "32768")
+        .set("fetch.queue.backoff.ms", "10")
+        .set("bootstrap.servers", &args.from)
+        .set(
+            "group.id",
+            format!("kreplicate-bench-raw-{}", std::process::id()),
+        )
+        .set("enable.auto.commit", "false")
+        .set("enable.auto.offset.store", "false")
+        .set("enable.partition.eof", "true");
+    set_props(&mut ccfg, &args.consumer_props)?;
+    let consumer: BaseConsumer = ccfg.create()?;
+    let partitions =
+        partition_count(&consumer, &args.topic)?.ok_or(format!("no topic {}", args.topic))?;
+    ensure_topic(&args.to, &args.target, partitions)?;
+
+    let mut tpl = TopicPartitionList::new();
+    for p in 0..partitions {
+        tpl.add_partition_offset(&args.topic, p, Offset::Beginning)?;
+    }
+    consumer.assign(&tpl)?;
+
+    let copy_started = Instant::now();
+    let mut eof = vec![false; partitions as usize];
+    let mut open = partitions as usize;
+    let (mut records, mut bytes, mut since_poll) = (0u64, 0u64, 0u32);
+    let mut last_progress = Instant::now();
+    // --stats: time blocked in consumer.poll, in QueueFull waits, and how often.
+    let (mut poll_wait, mut full_wait, mut full_count) = (Duration::ZERO, Duration::ZERO, 0u64);
+    while open > 0 {
+        let t0 = args.stats.then(Instant::now);
+        let polled = consumer.poll(Duration::from_millis(100));
+        if let Some(t0) = t0 {
+            poll_wait += t0.elapsed();
+        }
+        match polled {
+            Some(Ok(m)) => {
+                let mut record: BaseRecord<'_, [u8], [u8]> =
+                    BaseRecord::to(&args.target).partition(m.partition());
+                if let Some(k) = m.key() {
+                    record = record.key(k);
+                    bytes += k.len() as u64;
+                }
+                if let Some(v) = m.payload() {
+                    record = record.payload(v);
+                    bytes += v.len() as u64;
+                }
+                if let Some(ts) = m.timestamp().to_millis() {
+                    record = record.timestamp(ts);
+                }
+                if let Some(h) = m.headers() {
+                    record = record.headers(h.detach());
+                }
+                loop {
+                    match producer.send(record) {
+                        Ok(()) => break,
+                        Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), r)) => {
+                            record = r;
+                            let t0 = args.stats.then(Instant::now);
+                            producer.poll(Duration::from_millis(10));
+                            if let Some(t0) = t0 {
+                                full_wait += t0.elapsed();
+                                full_count += 1;
+                            }
+                        }
+                        Err((e, _)) => return Err(format!("produce failed: {e}").into()),
+                    }
+                }
+                records += 1;
+                since_poll += 1;
+                if since_poll >= args.poll_every {
+                    producer.poll(Duration::ZERO);
+                    since_poll = 0;
+                }
+                last_progress = Instant::now();
+                continue;
+            }
+            Some(Err(KafkaError::PartitionEOF(p))) => {
+                if let Some(done) = eof.get_mut(p as usize) {
+                    if !*done {
+                        *done = true;
+                        open -= 1;
+                    }
+                }
+            }
+            Some(Err(e)) => eprintln!("raw_copy: warning: {e}"),
+            None => {
+                if last_progress.elapsed() > Duration::from_secs(60) {
+                    return Err("no progress for 60 s".into());
+                }
+            }
+        }
+        producer.poll(Duration::ZERO);
+    }
+    let read_secs = copy_started.elapsed().as_secs_f64();
+    producer.flush(Duration::from_secs(300))?;
+    let copy_secs = copy_started.elapsed().as_secs_f64();
+    let failed = producer.context().failed.load(Ordering::Relaxed);
+    let mut out = serde_json::json!({
+        "records": records,
+        "bytes": bytes,
+        "failed": failed,
+        "read_seconds": read_secs,
+        "copy_seconds": copy_secs,
+        "seconds": started.elapsed().as_secs_f64(),
+    });
+    if args.stats {
+        out["consumer_poll_seconds"] = poll_wait.as_secs_f64().into();
+        out["queue_full_wait_seconds"] = full_wait.as_secs_f64().into();
+        out["queue_full_count"] = full_count.into();
+    }
+    println!("{out}");
+    if failed > 0 {
+        return Err(format!("{failed} deliveries failed").into());
+    }
+    Ok(())
+}
