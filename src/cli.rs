@@ -60,6 +60,7 @@ pub enum Command {
     /// Write the man page and shell completions (man/, completions/) under DIR
     #[command(hide = true)]
     Generate {
+        /// Folder that receives man/ and completions/ (the repository root: `generate .`)
         #[arg(value_name = "DIR")]
         dir: PathBuf,
     },
@@ -193,7 +194,7 @@ pub struct EndpointArgs {
     pub to_property: Vec<String>,
 }
 
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum, Deserialize)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum, Deserialize, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Guarantee {
     /// Fastest: offsets are committed as records are read; records may be lost on failure
@@ -216,7 +217,7 @@ impl Guarantee {
     }
 }
 
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum, Deserialize)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum, Deserialize, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum StartPosition {
     /// The oldest record still in the source
@@ -226,7 +227,7 @@ pub enum StartPosition {
     Latest,
 }
 
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum, Deserialize)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum, Deserialize, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum GapPolicy {
     /// Stop with exit 1 and name the partition and offsets
@@ -288,5 +289,25 @@ mod tests {
     #[test]
     fn verify_cli() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn every_flag_has_help() {
+        fn check(cmd: &clap::Command, path: &str) {
+            for arg in cmd.get_arguments() {
+                if arg.is_hide_set() || arg.get_id() == "help" || arg.get_id() == "version" {
+                    continue;
+                }
+                assert!(
+                    arg.get_help().is_some(),
+                    "{path} --{} has no help text",
+                    arg.get_id()
+                );
+            }
+            for sub in cmd.get_subcommands() {
+                check(sub, &format!("{path} {}", sub.get_name()));
+            }
+        }
+        check(&command(), "kreplicate");
     }
 }

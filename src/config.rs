@@ -35,7 +35,7 @@ pub struct ClusterEntry {
 }
 
 /// Defaults for flags; a flag given on the command line wins.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Defaults {
     pub from: Option<String>,

@@ -40,3 +40,36 @@ fn man_page_and_completions_match_the_binary() {
         }
     }
 }
+
+/// The README's config reference is the parser's: its example must parse (unknown keys are
+/// errors) and set every default the config file can hold.
+#[test]
+fn readme_config_reference_matches_the_parser() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let section = readme
+        .split("## Config file")
+        .nth(1)
+        .expect("README has a '## Config file' section");
+    let yaml = section
+        .split("```yaml")
+        .nth(1)
+        .and_then(|s| s.split("```").next())
+        .expect("the config section has a yaml example");
+    std::env::set_var("KAFKA_PROD_PASSWORD", "secret");
+    let file =
+        kreplicate::config::parse_file(yaml).unwrap_or_else(|e| panic!("README example: {e}"));
+    assert!(!file.clusters.is_empty());
+    let defaults = serde_yaml::to_value(&file.defaults).unwrap();
+    let unset: Vec<String> = defaults
+        .as_mapping()
+        .unwrap()
+        .iter()
+        .filter(|(_, v)| v.is_null())
+        .map(|(k, _)| k.as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        unset.is_empty(),
+        "README's config example leaves out defaults: {unset:?}"
+    );
+}
