@@ -91,7 +91,7 @@ enum Cmd {
     },
 }
 
-type AnyResult<T> = Result<T, Box<dyn std::error::Error>>;
+use anyhow::{bail, Context, Result as AnyResult};
 
 fn main() -> ExitCode {
     let res = match Cli::parse().cmd {
@@ -136,7 +136,7 @@ fn set_props(c: &mut ClientConfig, props: &[String]) -> AnyResult<()> {
     for p in props {
         let (k, v) = p
             .split_once('=')
-            .ok_or(format!("expected KEY=VALUE, got {p:?}"))?;
+            .with_context(|| format!("expected KEY=VALUE, got {p:?}"))?;
         c.set(k, v);
     }
     Ok(())
@@ -158,9 +158,7 @@ fn create_topic(bootstrap: &str, topic: &str, partitions: i32) -> AnyResult<()> 
         .create()?;
     if let Some(n) = partition_count(&meta, topic)? {
         if n != partitions {
-            return Err(
-                format!("topic {topic} exists with {n} partitions, not {partitions}").into(),
-            );
+            bail!("topic {topic} exists with {n} partitions, not {partitions}");
         }
         return Ok(());
     }
@@ -175,14 +173,14 @@ fn create_topic(bootstrap: &str, topic: &str, partitions: i32) -> AnyResult<()> 
     for r in results {
         if let Err((t, code)) = r {
             if code != RDKafkaErrorCode::TopicAlreadyExists {
-                return Err(format!("cannot create {t}: {code}").into());
+                bail!("cannot create {t}: {code}");
             }
         }
     }
     let deadline = Instant::now() + Duration::from_secs(30);
     while partition_count(&meta, topic)? != Some(partitions) {
         if Instant::now() > deadline {
-            return Err(format!("topic {topic} did not show up in metadata").into());
+            bail!("topic {topic} did not show up in metadata");
         }
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -212,7 +210,7 @@ fn delete_topics(bootstrap: &str, topics: &[String]) -> AnyResult<()> {
     for r in rt.block_on(admin.delete_topics(&names, &opts))? {
         match r {
             Ok(t) => eprintln!("deleted {t}"),
-            Err((t, code)) => return Err(format!("cannot delete {t}: {code}").into()),
+            Err((t, code)) => bail!("cannot delete {t}: {code}"),
         }
     }
     Ok(())
@@ -230,7 +228,7 @@ fn produce(
     props: &[String],
 ) -> AnyResult<()> {
     if partitions < 1 || key_size < 8 {
-        return Err("need --partitions >= 1 and --key-size >= 8".into());
+        bail!("need --partitions >= 1 and --key-size >= 8");
     }
     create_topic(bootstrap, topic, partitions)?;
     let mut cfg = ClientConfig::new();
@@ -289,7 +287,7 @@ fn produce(
                     record = r;
                     producer.poll(Duration::from_millis(10));
                 }
-                Err((e, _)) => return Err(format!("produce failed at record {i}: {e}").into()),
+                Err((e, _)) => bail!("produce failed at record {i}: {e}"),
             }
         }
         bytes += (key_size + size) as u64;
@@ -350,7 +348,8 @@ fn count(
         .set("fetch.max.bytes", "104857600")
         .set("max.partition.fetch.bytes", "16777216")
         .create()?;
-    let n = partition_count(&consumer, topic)?.ok_or(format!("topic {topic} not found"))?;
+    let n =
+        partition_count(&consumer, topic)?.with_context(|| format!("topic {topic} not found"))?;
     let mut tpl = TopicPartitionList::new();
     for p in 0..n {
         tpl.add_partition_offset(topic, p, Offset::Beginning)?;
@@ -401,7 +400,7 @@ fn count(
             Some(Err(e)) => eprintln!("load count: warning: {e}"),
             None => {
                 if last_event.elapsed() > idle {
-                    return Err(format!("no progress for {idle:?} reading {topic}").into());
+                    bail!("no progress for {idle:?} reading {topic}");
                 }
             }
         }

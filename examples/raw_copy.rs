@@ -55,7 +55,7 @@ struct Args {
     producer_props: Vec<String>,
 }
 
-type AnyResult<T> = Result<T, Box<dyn std::error::Error>>;
+use anyhow::{bail, Context, Result as AnyResult};
 
 /// Counts failed deliveries; nothing else.
 #[derive(Default)]
@@ -91,7 +91,7 @@ fn set_props(c: &mut ClientConfig, props: &[String]) -> AnyResult<()> {
     for p in props {
         let (k, v) = p
             .split_once('=')
-            .ok_or(format!("expected KEY=VALUE, got {p:?}"))?;
+            .with_context(|| format!("expected KEY=VALUE, got {p:?}"))?;
         c.set(k, v);
     }
     Ok(())
@@ -124,14 +124,14 @@ fn ensure_topic(bootstrap: &str, topic: &str, partitions: i32) -> AnyResult<()> 
     for r in rt.block_on(admin.create_topics([&new], &AdminOptions::new()))? {
         if let Err((t, code)) = r {
             if code != RDKafkaErrorCode::TopicAlreadyExists {
-                return Err(format!("cannot create {t}: {code}").into());
+                bail!("cannot create {t}: {code}");
             }
         }
     }
     let deadline = Instant::now() + Duration::from_secs(30);
     while partition_count(&meta, topic)?.is_none_or(|n| n < partitions) {
         if Instant::now() > deadline {
-            return Err(format!("topic {topic} did not show up in metadata").into());
+            bail!("topic {topic} did not show up in metadata");
         }
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -166,8 +166,8 @@ fn run(args: &Args) -> AnyResult<()> {
         .set("enable.partition.eof", "true");
     set_props(&mut ccfg, &args.consumer_props)?;
     let consumer: BaseConsumer = ccfg.create()?;
-    let partitions =
-        partition_count(&consumer, &args.topic)?.ok_or(format!("no topic {}", args.topic))?;
+    let partitions = partition_count(&consumer, &args.topic)?
+        .with_context(|| format!("no topic {}", args.topic))?;
     ensure_topic(&args.to, &args.target, partitions)?;
 
     let mut tpl = TopicPartitionList::new();
@@ -219,7 +219,7 @@ fn run(args: &Args) -> AnyResult<()> {
                                 full_count += 1;
                             }
                         }
-                        Err((e, _)) => return Err(format!("produce failed: {e}").into()),
+                        Err((e, _)) => bail!("produce failed: {e}"),
                     }
                 }
                 records += 1;
@@ -242,7 +242,7 @@ fn run(args: &Args) -> AnyResult<()> {
             Some(Err(e)) => eprintln!("raw_copy: warning: {e}"),
             None => {
                 if last_progress.elapsed() > Duration::from_secs(60) {
-                    return Err("no progress for 60 s".into());
+                    bail!("no progress for 60 s");
                 }
             }
         }
@@ -267,7 +267,7 @@ fn run(args: &Args) -> AnyResult<()> {
     }
     println!("{out}");
     if failed > 0 {
-        return Err(format!("{failed} deliveries failed").into());
+        bail!("{failed} deliveries failed");
     }
     Ok(())
 }
