@@ -28,7 +28,7 @@ const PRODUCER_OWNED: &[(&str, &str)] = &[
     ("delivery.timeout.ms", "--delivery-timeout"),
 ];
 
-/// `(key, required value)` the exactly-once consumer depends on, besides the at-least-once ones.
+/// `(key, required value)` the exactly-once consumer depends on.
 const EOS_CONSUMER: &[(&str, &str)] = &[
     ("enable.auto.commit", "false"),
     ("enable.auto.offset.store", "false"),
