@@ -20,7 +20,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use clap::{Parser, Subcommand};
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::admin::{AdminClient, AdminOptions};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
@@ -91,7 +91,10 @@ enum Cmd {
     },
 }
 
+mod support;
+
 use anyhow::{bail, Context, Result as AnyResult};
+use support::{ensure_topic, partition_count, set_props};
 
 fn main() -> ExitCode {
     let res = match Cli::parse().cmd {
@@ -130,61 +133,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-fn set_props(c: &mut ClientConfig, props: &[String]) -> AnyResult<()> {
-    for p in props {
-        let (k, v) = p
-            .split_once('=')
-            .with_context(|| format!("expected KEY=VALUE, got {p:?}"))?;
-        c.set(k, v);
-    }
-    Ok(())
-}
-
-/// Partition count of `topic`, or `None` when the topic does not exist.
-fn partition_count(client: &BaseConsumer, topic: &str) -> AnyResult<Option<i32>> {
-    let md = client.fetch_metadata(Some(topic), Duration::from_secs(10))?;
-    Ok(md
-        .topics()
-        .iter()
-        .find(|t| t.name() == topic && t.error().is_none() && !t.partitions().is_empty())
-        .map(|t| t.partitions().len() as i32))
-}
-
-fn create_topic(bootstrap: &str, topic: &str, partitions: i32) -> AnyResult<()> {
-    let meta: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .create()?;
-    if let Some(n) = partition_count(&meta, topic)? {
-        if n != partitions {
-            bail!("topic {topic} exists with {n} partitions, not {partitions}");
-        }
-        return Ok(());
-    }
-    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .create()?;
-    let new = NewTopic::new(topic, partitions, TopicReplication::Fixed(-1));
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()?;
-    let results = rt.block_on(admin.create_topics([&new], &AdminOptions::new()))?;
-    for r in results {
-        if let Err((t, code)) = r {
-            if code != RDKafkaErrorCode::TopicAlreadyExists {
-                bail!("cannot create {t}: {code}");
-            }
-        }
-    }
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while partition_count(&meta, topic)? != Some(partitions) {
-        if Instant::now() > deadline {
-            bail!("topic {topic} did not show up in metadata");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    Ok(())
 }
 
 fn list_topics(bootstrap: &str) -> AnyResult<()> {
@@ -230,7 +178,7 @@ fn produce(
     if partitions < 1 || key_size < 8 {
         bail!("need --partitions >= 1 and --key-size >= 8");
     }
-    create_topic(bootstrap, topic, partitions)?;
+    ensure_topic(bootstrap, topic, partitions)?;
     let mut cfg = ClientConfig::new();
     cfg.set("bootstrap.servers", bootstrap)
         .set("enable.idempotence", "false")

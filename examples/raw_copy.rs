@@ -17,8 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-use rdkafka::client::{ClientContext, DefaultClientContext};
+use rdkafka::client::ClientContext;
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
@@ -55,7 +54,10 @@ struct Args {
     producer_props: Vec<String>,
 }
 
+mod support;
+
 use anyhow::{bail, Context, Result as AnyResult};
+use support::{ensure_topic, partition_count, set_props};
 
 /// Counts failed deliveries; nothing else.
 #[derive(Default)]
@@ -85,57 +87,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-fn set_props(c: &mut ClientConfig, props: &[String]) -> AnyResult<()> {
-    for p in props {
-        let (k, v) = p
-            .split_once('=')
-            .with_context(|| format!("expected KEY=VALUE, got {p:?}"))?;
-        c.set(k, v);
-    }
-    Ok(())
-}
-
-fn partition_count(client: &BaseConsumer, topic: &str) -> AnyResult<Option<i32>> {
-    let md = client.fetch_metadata(Some(topic), Duration::from_secs(10))?;
-    Ok(md
-        .topics()
-        .iter()
-        .find(|t| t.name() == topic && t.error().is_none() && !t.partitions().is_empty())
-        .map(|t| t.partitions().len() as i32))
-}
-
-/// Creates `topic` on `bootstrap` with `partitions` partitions and waits for its metadata.
-fn ensure_topic(bootstrap: &str, topic: &str, partitions: i32) -> AnyResult<()> {
-    let meta: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .create()?;
-    if partition_count(&meta, topic)?.is_some_and(|n| n >= partitions) {
-        return Ok(());
-    }
-    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .create()?;
-    let new = NewTopic::new(topic, partitions, TopicReplication::Fixed(-1));
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()?;
-    for r in rt.block_on(admin.create_topics([&new], &AdminOptions::new()))? {
-        if let Err((t, code)) = r {
-            if code != RDKafkaErrorCode::TopicAlreadyExists {
-                bail!("cannot create {t}: {code}");
-            }
-        }
-    }
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while partition_count(&meta, topic)?.is_none_or(|n| n < partitions) {
-        if Instant::now() > deadline {
-            bail!("topic {topic} did not show up in metadata");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    Ok(())
 }
 
 fn run(args: &Args) -> AnyResult<()> {
