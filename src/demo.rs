@@ -355,5 +355,13 @@ pub fn run(args: &DemoArgs) -> Result<(Summary, bool)> {
         ok &= exact && (args.guarantee == Guarantee::None || pos == Some(want.len() as i64));
         ok &= args.guarantee != Guarantee::ExactlyOnce || duplicates == 0;
     }
+    eprintln!(
+        "{}",
+        if ok {
+            "  every record arrived: keys, values (null vs empty), headers and timestamps intact"
+        } else {
+            "  CHECK FAILED: the copy on B is not what the guarantee promises"
+        }
+    );
     Ok((summary, ok))
 }
