@@ -134,8 +134,10 @@ pub fn select(
                 "--rename '{rename}' maps both '{other}' and '{source_topic}' to '{target}'"
             )));
         }
+        // Every selected name comes from, or was checked against, the source's topics.
+        let partitions = source.get(&source_topic).copied().unwrap_or_default();
         routes.push(Route {
-            partitions: source[&source_topic],
+            partitions,
             source: source_topic,
             target,
         });

@@ -334,7 +334,9 @@ impl Exactly {
                 let read = self.read_tail(target, &todo, tail)?;
                 let mut next = Vec::new();
                 for (source, p) in todo {
-                    let (origins, covered_all) = &read[&p];
+                    let (origins, covered_all) = read
+                        .get(&p)
+                        .ok_or_else(|| format!("no tail read for {target}[{p}]"))?;
                     match resume_position(origins.iter().map(|v| v.as_deref()), source, p) {
                         Some(pos) => {
                             found.insert((source.to_string(), p), pos);

@@ -901,7 +901,7 @@ fn routes(
     Ok(selected
         .into_iter()
         .map(|r| Route {
-            target_partitions: target[&r.target],
+            target_partitions: target.get(&r.target).copied().unwrap_or_default(),
             source_partitions: r.partitions,
             source: r.source,
             target: r.target,
