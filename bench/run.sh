@@ -8,13 +8,15 @@
 #   none           kreplicate --guarantee none
 #   at-least-once  kreplicate --guarantee at-least-once
 #   exactly-once   kreplicate --guarantee exactly-once
+#   none+shard, at-least-once+shard
+#                  the same with --shard 1/1: static assignment, no consumer-group join
 # Every run is whole-process wall time and peak RSS (GNU time %M), and every copied topic is read
 # back and compared with the source partition by partition (count + digest of key, value,
 # headers, timestamp): a broken run is marked FAILED and left out of the medians.
 # Prints a table and writes bench/results/latest.json.
 #
 # Usage: bench/run.sh [--records N] [--size BYTES] [--partitions N] [--rounds N] [--big]
-#                     [--modes "ceiling none at-least-once exactly-once"] [--out FILE]
+#                     [--modes "ceiling none at-least-once exactly-once ..."] [--out FILE]
 #                     [--no-build] [--keep]
 # Env (same names): RECORDS SIZE KEY_SIZE HEADERS PARTITIONS ROUNDS MODES BIG OUT NO_BUILD KEEP
 #   BIG=1            2,700,000 x 400 B (>= 1 GB backlog) and check peak RSS <= RSS_LIMIT_MIB
@@ -33,12 +35,12 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$REPO"
 
 BIG="${BIG:-0}"
-ROUNDS="${ROUNDS:-2}"
+ROUNDS="${ROUNDS:-3}"
 SIZE="${SIZE:-400}"
 KEY_SIZE="${KEY_SIZE:-16}"
 HEADERS="${HEADERS:-1}"
 PARTITIONS="${PARTITIONS:-8}"
-MODES="${MODES:-ceiling none at-least-once exactly-once}"
+MODES="${MODES:-ceiling none at-least-once exactly-once none+shard at-least-once+shard}"
 OUT="${OUT:-$REPO/bench/results/latest.json}"
 NO_BUILD="${NO_BUILD:-0}"
 KEEP="${KEEP:-0}"
@@ -240,22 +242,25 @@ EOF
 # run_mode MODE ROUND
 run_mode() {
     local mode="$1" round="$2" id target group rc t0 t1 secs rss user sys status note cmd
-    id="$mode.r$round"
+    # MODE is a guarantee, optionally with "+shard" (static assignment: --shard 1/1).
+    local guarantee="${mode%%+*}" slug="${mode//+/-}"
+    id="$slug.r$round"
     fresh_target
-    target="$TOPIC.$mode.r$round"
+    target="$TOPIC.$slug.r$round"
     if [ "$mode" = ceiling ]; then
         cmd=("$RAW" --from "$SRC" --to "$DST" --topic "$TOPIC" --target "$target")
         # shellcheck disable=SC2206
         [ -z "$CEILING_ARGS" ] || cmd+=($CEILING_ARGS)
     else
-        group="bench-$mode-r$round-$$"
-        cmd=("$KR" --from "$SRC" --to "$DST" --topics "$TOPIC" --guarantee "$mode"
-             --until-caught-up --create-topics --group "$group" --rename "{topic}.$mode.r$round" --json
+        group="bench-$slug-r$round-$$"
+        cmd=("$KR" --from "$SRC" --to "$DST" --topics "$TOPIC" --guarantee "$guarantee"
+             --until-caught-up --create-topics --group "$group" --rename "{topic}.$slug.r$round" --json
              -X session.timeout.ms=2000 -X heartbeat.interval.ms=500)
+        [[ "$mode" != *+shard ]] || cmd+=(--shard 1/1)
         # shellcheck disable=SC2206
         [ -z "$KR_EXTRA" ] || cmd+=($KR_EXTRA)
         # shellcheck disable=SC2206
-        [ "$mode" != exactly-once ] || [ -z "$EOS_EXTRA" ] || cmd+=($EOS_EXTRA)
+        [ "$guarantee" != exactly-once ] || [ -z "$EOS_EXTRA" ] || cmd+=($EOS_EXTRA)
     fi
     log "round $round: $mode"
     local a0 a1 b0 b1
@@ -279,7 +284,7 @@ run_mode() {
     else
         # exactly-once adds one header per record (kreplicate.origin): compare without it.
         local vargs=()
-        [ "$mode" != exactly-once ] || vargs=(--ignore-header kreplicate.origin)
+        [ "$guarantee" != exactly-once ] || vargs=(--ignore-header kreplicate.origin)
         note="$(verify_copy "$target" "$id" "${vargs[@]}")"
         if [ "$note" = ok ]; then status=ok; note=""; else status=FAILED; fi
     fi
@@ -388,23 +393,23 @@ rss_over = [r for r in runs if big and not r["mode"].startswith("ceiling") and r
 print()
 print(f"kreplicate benchmark: {records:,} records x {size} B values ({key_size} B keys, {headers} header(s)),"
       f" {partitions} partitions, {data_bytes / 1e6:,.0f} MB key+value; tansu memory brokers on loopback")
-hdr = (f"{'mode':<14} {'round':>5} {'seconds':>8} {'records/s':>11} {'MB/s':>7} {'ratio':>6} {'RSS MiB':>8}"
+hdr = (f"{'mode':<19} {'round':>5} {'seconds':>8} {'records/s':>11} {'MB/s':>7} {'ratio':>6} {'RSS MiB':>8}"
        f" {'CPU s':>6} {'brokers':>8}  status")
 print(hdr)
 print("-" * len(hdr))
 for r in runs:
     ratio = f"{r['ratio_to_ceiling']:.2f}" if "ratio_to_ceiling" in r else "-"
     extra = f" ({r['note']})" if r["note"] else ""
-    print(f"{r['mode']:<14} {r['round']:>5} {r['seconds']:>8.2f} {r['records_per_s']:>11,.0f} {r['mb_per_s']:>7.1f}"
+    print(f"{r['mode']:<19} {r['round']:>5} {r['seconds']:>8.2f} {r['records_per_s']:>11,.0f} {r['mb_per_s']:>7.1f}"
           f" {ratio:>6} {r['peak_rss_mib']:>8.1f} {r['cpu_user_s'] + r['cpu_sys_s']:>6.1f}"
           f" {r['broker_a_cpu_s'] + r['broker_b_cpu_s']:>8.1f}  {r['status']}{extra}")
 print()
 for m, s in summary.items():
     if s["status"] != "ok":
-        print(f"median {m:<14} {s['status']}")
+        print(f"median {m:<19} {s['status']}")
         continue
     ratio = f"{s['ratio_to_ceiling']:.2f}" if s["ratio_to_ceiling"] else "-"
-    print(f"median {m:<14} {s['median_seconds']:7.2f} s  {s['records_per_s']:>10,.0f} rec/s  {s['mb_per_s']:6.1f} MB/s"
+    print(f"median {m:<19} {s['median_seconds']:7.2f} s  {s['records_per_s']:>10,.0f} rec/s  {s['mb_per_s']:6.1f} MB/s"
           f"  ratio {ratio}  max RSS {s['max_peak_rss_mib']:.1f} MiB  CPU {s['median_cpu_s']:.1f} s  ({s['runs']} runs)")
 print()
 print(f"machine: {machine['nproc']} CPUs, {machine['cpu']}, {machine['mem_gib']} GiB, Linux {machine['kernel']},"

@@ -44,7 +44,7 @@ complete -c kreplicate -n "__fish_kreplicate_needs_command" -l replication-facto
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l delivery-timeout -d 'Longest wait for one record\'s acknowledgement by the target before the run fails (e.g. 500ms, 30s, 2m) [default: 2m]' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l timeout -d 'Longest wait for a broker request at start (metadata, topic checks) [default: 30s]' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l commit-interval -d 'How often verified positions are committed to the source group [default: 5s]' -r
-complete -c kreplicate -n "__fish_kreplicate_needs_command" -l shard -d 'exactly-once: this process owns the source partitions of static shard I of N (run one process per shard; each shard has its own transactional identity) [default: 1/1]' -r
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l shard -d 'Own static shard I of N of the source partitions instead of sharing them through the consumer group: no group join to wait for and no rebalances; positions are still read from and committed to --group. Run each shard exactly once. exactly-once always owns a shard (default 1/1), and each shard has its own transactional identity' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l txn-max-records -d 'exactly-once: commit a transaction after this many records [default: 200000]' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l txn-max-bytes -d 'exactly-once: commit a transaction after this many key + value bytes (e.g. 32MiB) [default: 128MiB]' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l txn-max-time -d 'exactly-once: commit a transaction after this long [default: 2s]' -r

@@ -3,8 +3,9 @@
 //!
 //! A `BaseConsumer` is assigned every partition of the source topic from the beginning (no
 //! group, no offsets); each record goes to a `BaseProducer` on the same partition of the target
-//! topic with its key, value, headers and timestamp. It stops when every partition reported
-//! EOF, then flushes. No tracking, no commits, no verification (bench/run.sh counts the target
+//! topic with its key, value, headers and timestamp. It stops when every partition is read to
+//! its end (an EOF event, or on an idle poll the high watermark of the last fetch, as
+//! kreplicate checks it), then flushes. No tracking, no commits, no verification (bench/run.sh counts the target
 //! afterwards). Delivery failures are counted and make the exit code 1.
 //!
 //! ```text
@@ -129,6 +130,8 @@ fn run(args: &Args) -> AnyResult<()> {
 
     let copy_started = Instant::now();
     let mut eof = vec![false; partitions as usize];
+    // Next offset to read per partition, from the records themselves.
+    let mut next: Vec<Option<i64>> = vec![None; partitions as usize];
     let mut open = partitions as usize;
     let (mut records, mut bytes, mut since_poll) = (0u64, 0u64, 0u32);
     let mut last_progress = Instant::now();
@@ -164,7 +167,8 @@ fn run(args: &Args) -> AnyResult<()> {
                         Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), r)) => {
                             record = r;
                             let t0 = args.stats.then(Instant::now);
-                            producer.poll(Duration::from_millis(10));
+                            std::thread::sleep(Duration::from_millis(1));
+                            producer.poll(Duration::ZERO);
                             if let Some(t0) = t0 {
                                 full_wait += t0.elapsed();
                                 full_count += 1;
@@ -172,6 +176,9 @@ fn run(args: &Args) -> AnyResult<()> {
                         }
                         Err((e, _)) => bail!("produce failed: {e}"),
                     }
+                }
+                if let Some(n) = next.get_mut(m.partition() as usize) {
+                    *n = Some(m.offset() + 1);
                 }
                 records += 1;
                 since_poll += 1;
@@ -192,6 +199,20 @@ fn run(args: &Args) -> AnyResult<()> {
             }
             Some(Err(e)) => eprintln!("raw_copy: warning: {e}"),
             None => {
+                // Idle: a fetch that finds nothing new is held by the broker for
+                // fetch.wait.max.ms before the EOF event arrives; the last fetch's high
+                // watermark already tells.
+                for (p, done) in eof.iter_mut().enumerate() {
+                    if *done {
+                        continue;
+                    }
+                    if let Some((low, high)) = cached_watermarks(&consumer, &args.topic, p as i32) {
+                        if next[p].unwrap_or(low) >= high {
+                            *done = true;
+                            open -= 1;
+                        }
+                    }
+                }
                 if last_progress.elapsed() > Duration::from_secs(60) {
                     bail!("no progress for 60 s");
                 }
@@ -200,7 +221,15 @@ fn run(args: &Args) -> AnyResult<()> {
         producer.poll(Duration::ZERO);
     }
     let read_secs = copy_started.elapsed().as_secs_f64();
-    producer.flush(Duration::from_secs(300))?;
+    // BaseProducer::flush waits in 100 ms steps; wait in 1 ms steps, as kreplicate does.
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while producer.flush(Duration::ZERO).is_err() {
+        if Instant::now() > deadline {
+            bail!("flush timed out");
+        }
+        std::thread::sleep(Duration::from_millis(1));
+        producer.poll(Duration::ZERO);
+    }
     let copy_secs = copy_started.elapsed().as_secs_f64();
     let failed = producer.context().failed.load(Ordering::Relaxed);
     let mut out = serde_json::json!({
@@ -217,8 +246,33 @@ fn run(args: &Args) -> AnyResult<()> {
         out["queue_full_count"] = full_count.into();
     }
     println!("{out}");
+    // The consumer's drop closes it in 100 ms steps; close in 1 ms steps, as kreplicate does.
+    if consumer.close_queue().is_ok() {
+        while !consumer.closed() {
+            let _ = consumer.poll(Duration::ZERO);
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
     if failed > 0 {
         bail!("{failed} deliveries failed");
     }
     Ok(())
+}
+
+/// librdkafka's watermarks from the last Fetch response (rust-rdkafka does not expose them).
+fn cached_watermarks(consumer: &BaseConsumer, topic: &str, partition: i32) -> Option<(i64, i64)> {
+    let topic = std::ffi::CString::new(topic).ok()?;
+    let (mut low, mut high) = (-1i64, -1i64);
+    // SAFETY: valid client pointer for the consumer's lifetime; writes the two integers.
+    let err = unsafe {
+        rdkafka_sys::rd_kafka_get_watermark_offsets(
+            consumer.client().native_ptr(),
+            topic.as_ptr(),
+            partition,
+            &mut low,
+            &mut high,
+        )
+    };
+    (err == rdkafka_sys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR && high >= 0)
+        .then_some((low.max(0), high))
 }

@@ -132,8 +132,10 @@ pub struct CopyArgs {
     #[arg(long, value_name = "DURATION")]
     pub commit_interval: Option<String>,
 
-    /// exactly-once: this process owns the source partitions of static shard I of N (run one
-    /// process per shard; each shard has its own transactional identity) [default: 1/1]
+    /// Own static shard I of N of the source partitions instead of sharing them through the
+    /// consumer group: no group join to wait for and no rebalances; positions are still read
+    /// from and committed to --group. Run each shard exactly once. exactly-once always owns a
+    /// shard (default 1/1), and each shard has its own transactional identity
     #[arg(long, value_name = "I/N")]
     pub shard: Option<String>,
 

@@ -120,8 +120,10 @@ pub struct RunOptions {
     pub commit_interval: Duration,
     pub create_topics: bool,
     pub replication_factor: Option<i32>,
-    /// exactly-once: the static shard this process owns.
-    pub shard: Shard,
+    /// The static shard this process owns (`--shard`). Without one, `none` and
+    /// `at-least-once` share the source partitions through the consumer group, and
+    /// exactly-once owns shard 1/1.
+    pub shard: Option<Shard>,
     /// exactly-once: bounds on one transaction.
     pub txn_max_records: u64,
     pub txn_max_bytes: u64,
@@ -312,8 +314,8 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
         Duration::from_secs(2),
     )?;
     let shard = match args.shard.as_ref().or(d.shard.as_ref()) {
-        Some(s) => Shard::parse(s).map_err(|e| Error::usage(format!("--shard '{s}': {e}")))?,
-        None => Shard::default(),
+        Some(s) => Some(Shard::parse(s).map_err(|e| Error::usage(format!("--shard '{s}': {e}")))?),
+        None => None,
     };
     let txn_max_records = args
         .txn_max_records

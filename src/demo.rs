@@ -268,7 +268,7 @@ pub fn run(args: &DemoArgs) -> Result<(Summary, bool)> {
         commit_interval: Duration::from_millis(200),
         create_topics: false,
         replication_factor: None,
-        shard: Default::default(),
+        shard: None,
         txn_max_records: 500,
         txn_max_bytes: 1 << 20,
         txn_max_time: Duration::from_millis(500),

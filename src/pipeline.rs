@@ -177,6 +177,67 @@ impl Replicator {
 // Pieces shared by both loops
 // ---------------------------------------------------------------------------------------
 
+/// Wait step for delivery reports and for leaving the group. rust-rdkafka's
+/// `BaseProducer::poll(t)` keeps polling until `t` has passed even after reports arrived
+/// (spinning through its last millisecond), and its `flush` and the consumer's drop wait in
+/// 100 ms steps: about 0.2 s lost at the end of every run, and a busy thread whenever the
+/// producer queue is full. Sleeping a step, then serving what arrived, does neither.
+const STEP: Duration = Duration::from_millis(1);
+
+/// Waits one step for delivery reports, then serves them.
+pub(crate) fn await_reports<C: ProducerContext>(producer: &BaseProducer<C>) {
+    std::thread::sleep(STEP);
+    producer.poll(Duration::ZERO);
+}
+
+/// Waits until every record sent was acknowledged (or failed) and its report served.
+pub(crate) fn flush<C: ProducerContext>(
+    producer: &BaseProducer<C>,
+    timeout: Duration,
+) -> KafkaResult<()> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        // A non-blocking flush also sends lingering batches at once.
+        match producer.flush(Duration::ZERO) {
+            Ok(()) => return Ok(()),
+            Err(e) if Instant::now() >= deadline => return Err(e),
+            Err(_) => await_reports(producer),
+        }
+    }
+}
+
+/// Leaves the group (serving the final revoke) before the consumer is dropped.
+pub(crate) fn close<C: ConsumerContext>(consumer: &BaseConsumer<C>, timeout: Duration) {
+    if consumer.close_queue().is_err() {
+        return;
+    }
+    let deadline = Instant::now() + timeout;
+    while !consumer.closed() && Instant::now() < deadline {
+        // Records still prefetched are not ours to copy any more.
+        let _ = consumer.poll(Duration::ZERO);
+        std::thread::sleep(STEP);
+    }
+}
+
+/// Connects the producer and caches the target topics' metadata before the first record.
+/// Left to the first send, librdkafka 2.12 sent its first metadata request to the bootstrap
+/// connection it was retiring and produced nothing for ~0.5 s while the queue filled.
+pub(crate) fn warm_up<C: ProducerContext>(
+    producer: &BaseProducer<C>,
+    routes: &[Route],
+    timeout: Duration,
+) -> Result<()> {
+    let only = match routes {
+        [one] => Some(one.target.as_str()),
+        _ => None,
+    };
+    producer
+        .client()
+        .fetch_metadata(only, timeout)
+        .map(drop)
+        .map_err(|e| crate::error::Error::usage(format!("cannot reach the target cluster: {e}")))
+}
+
 /// What one consumer poll means for a loop.
 pub(crate) enum Polled<'a> {
     Record(BorrowedMessage<'a>),
@@ -666,7 +727,7 @@ impl Rebalancer {
         let healthy = self.shared.lock().failure.is_none();
         if !lost && healthy && self.guarantee != Guarantee::None {
             // Flush and verify before giving the partitions to another member.
-            if let Err(e) = self.producer.flush(self.flush_timeout) {
+            if let Err(e) = flush(&self.producer, self.flush_timeout) {
                 self.shared.lock().fail(format!(
                     "target did not acknowledge every record within {:?} during a rebalance: {e}",
                     self.flush_timeout
@@ -751,6 +812,8 @@ fn mark_committed(shared: &Shared, tpl: &TopicPartitionList) {
 struct Acked {
     opts: RunOptions,
     routes: Vec<Route>,
+    /// `--shard`: these source partitions, assigned directly instead of through the group.
+    shard: Option<Vec<(String, i32)>>,
     shared: Arc<Shared>,
     producer: Arc<Target>,
     consumer: Source,
@@ -764,6 +827,15 @@ impl Acked {
         consumer_cfg: rdkafka::ClientConfig,
         producer_cfg: rdkafka::ClientConfig,
     ) -> Result<Self> {
+        let shard = match opts.shard {
+            Some(s) => Some(
+                s.partitions(&routes)?
+                    .into_iter()
+                    .map(|(r, p)| (r.source.clone(), p))
+                    .collect(),
+            ),
+            None => None,
+        };
         let shared = Arc::new(Shared {
             state: Mutex::new(State::default()),
             progress,
@@ -783,6 +855,7 @@ impl Acked {
                 })
                 .map_err(|e| kafka::creation_error("target", e))?,
         );
+        warm_up(&producer, &routes, opts.timeout)?;
         let consumer: Source = consumer_cfg
             .create_with_context(Rebalancer {
                 shared: shared.clone(),
@@ -796,6 +869,7 @@ impl Acked {
         Ok(Acked {
             opts: opts.clone(),
             routes,
+            shard,
             shared,
             producer,
             consumer,
@@ -804,13 +878,24 @@ impl Acked {
 
     fn run(self, stop: &AtomicBool) -> Summary {
         let started = Instant::now();
-        let topics: Vec<&str> = self.routes.iter().map(|r| r.source.as_str()).collect();
-        if let Err(e) = self.consumer.subscribe(&topics) {
-            self.shared
-                .lock()
-                .fail(format!("cannot subscribe to the source topics: {e}"));
-        } else {
+        if let Some(owned) = &self.shard {
+            // A static shard: no group membership, so no join to wait for and no
+            // rebalances; positions are still read from and committed to the group.
+            let mut tpl = TopicPartitionList::new();
+            for (topic, partition) in owned {
+                tpl.add_partition(topic, *partition);
+            }
+            self.consumer.context().assign(&self.consumer, &tpl);
             self.copy(stop);
+        } else {
+            let topics: Vec<&str> = self.routes.iter().map(|r| r.source.as_str()).collect();
+            if let Err(e) = self.consumer.subscribe(&topics) {
+                self.shared
+                    .lock()
+                    .fail(format!("cannot subscribe to the source topics: {e}"));
+            } else {
+                self.copy(stop);
+            }
         }
         let stopped = stop.load(Ordering::SeqCst);
         self.finish();
@@ -831,14 +916,18 @@ impl Acked {
                 positions.insert((source.clone(), p), t.committed().map(NextOffset::get));
             }
         }
-        Summary::new(
+        let summary = Summary::new(
             &self.opts,
             started,
             stopped,
             st.failure.clone(),
             &self.shared.progress,
             positions,
-        )
+        );
+        drop(st);
+        // After the summary: leaving the group revokes (and forgets) the partitions.
+        close(&self.consumer, self.opts.timeout);
+        summary
     }
 
     fn copy(&self, stop: &AtomicBool) {
@@ -923,7 +1012,7 @@ impl Acked {
                 Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), r)) => {
                     // Backpressure: the producer queue is full, wait for deliveries.
                     record = r;
-                    self.producer.poll(Duration::from_millis(50));
+                    await_reports(&self.producer);
                     if self.shared.lock().failure.is_some() {
                         return;
                     }
@@ -983,7 +1072,7 @@ impl Acked {
         // Serve reports already in, then wait (bounded) for the rest.
         self.producer.poll(Duration::ZERO);
         let flush_timeout = self.opts.delivery_timeout + Duration::from_secs(5);
-        if let Err(e) = self.producer.flush(flush_timeout) {
+        if let Err(e) = flush(&self.producer, flush_timeout) {
             let pending = self.producer.in_flight_count();
             self.shared.lock().fail(format!(
                 "target cluster '{}' did not acknowledge {pending} records within {flush_timeout:?} ({e}); their source positions were not committed",

@@ -120,14 +120,19 @@ impl log::Log for StderrLog {
         m.level() <= log::max_level()
     }
     fn log(&self, r: &log::Record<'_>) {
-        if self.enabled(r.metadata()) {
-            say(&format!(
-                "kreplicate: {} {}: {}",
-                r.level(),
-                r.target(),
-                r.args()
-            ));
+        if !self.enabled(r.metadata()) {
+            return;
         }
+        let msg = r.args().to_string();
+        // Not errors: the partition-EOF events kreplicate asks for, and rust-rdkafka's drop
+        // trying to close a consumer that kreplicate already closed.
+        if r.target().starts_with("rdkafka::")
+            && (msg.contains("PartitionEOF")
+                || msg.starts_with("Failed to close consumer queue on drop"))
+        {
+            return;
+        }
+        say(&format!("kreplicate: {} {}: {msg}", r.level(), r.target()));
     }
     fn flush(&self) {}
 }

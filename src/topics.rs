@@ -24,9 +24,16 @@ pub struct Route {
 /// Everything that can be checked before copying. Any error is a usage error: nothing was
 /// consumed, produced or committed. Creates missing target topics when asked.
 pub fn check(opts: &RunOptions) -> Result<Vec<Route>> {
-    let (source_meta, source_topics) = metadata(&opts.from, "source", "--from", opts.timeout)?;
+    // Both clusters at once: each answer takes a connection setup and a round trip.
+    let (source, target) = std::thread::scope(|s| {
+        let target = s.spawn(|| metadata(&opts.to, "target", "--to", opts.timeout));
+        let source = metadata(&opts.from, "source", "--from", opts.timeout);
+        (source, target.join())
+    });
+    let (source_meta, source_topics) = source?;
     let routes = select(&opts.topics, &opts.rename, &source_topics, &opts.from.name)?;
-    let (target_meta, target_topics) = metadata(&opts.to, "target", "--to", opts.timeout)?;
+    let (target_meta, target_topics) =
+        target.map_err(|_| Error::failed("the target check thread panicked"))??;
     if same_cluster(opts, &source_meta, &target_meta) {
         if let Some(r) = routes.iter().find(|r| r.source == r.target) {
             return Err(Error::usage(format!(
@@ -209,7 +216,7 @@ fn create_topics(opts: &RunOptions, missing: &[&Route], target: &BaseConsumer) -
                 "created target topics did not show up in the target's metadata in time",
             ));
         }
-        std::thread::sleep(Duration::from_millis(100));
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
 

@@ -30,8 +30,8 @@ use crate::error::{Error, Result};
 use crate::kafka;
 use crate::offsets::NextOffset;
 use crate::pipeline::{
-    cached_watermarks, classify, copy_record, gap_message, lag, Ends, Fnv, Polled, Progress,
-    Summary, Warner,
+    await_reports, cached_watermarks, classify, close, copy_record, flush, gap_message, lag,
+    warm_up, Ends, Fnv, Polled, Progress, Summary, Warner,
 };
 use crate::topics::Route;
 
@@ -79,6 +79,23 @@ impl Shard {
         h.write(topic.as_bytes());
         let slot = h.finish().wrapping_add(partition as u64) % u64::from(self.count);
         slot == u64::from(self.index - 1)
+    }
+
+    /// The source partitions of `routes` this shard owns; a usage error when it owns none.
+    pub fn partitions<'r>(&self, routes: &'r [Route]) -> Result<Vec<(&'r Route, i32)>> {
+        let owned: Vec<(&Route, i32)> = routes
+            .iter()
+            .flat_map(|r| (0..r.partitions).map(move |p| (r, p)))
+            .filter(|(r, p)| self.owns(&r.source, *p))
+            .collect();
+        if owned.is_empty() {
+            let total: i32 = routes.iter().map(|r| r.partitions).sum();
+            return Err(Error::usage(format!(
+                "--shard {}/{} owns none of the {total} source partitions: use fewer shards",
+                self.index, self.count
+            )));
+        }
+        Ok(owned)
     }
 
     /// The producer identity of this shard's writer.
@@ -174,34 +191,26 @@ impl Exactly {
         consumer_cfg: ClientConfig,
         producer_cfg: ClientConfig,
     ) -> Result<Self> {
-        let mut parts = BTreeMap::new();
-        for r in &routes {
-            for p in 0..r.partitions {
-                if opts.shard.owns(&r.source, p) {
-                    parts.insert(
-                        (r.source.clone(), p),
-                        Owned {
-                            target: r.target.clone(),
-                            committed: None,
-                            sent: None,
-                        },
-                    );
-                }
-            }
-        }
-        if parts.is_empty() {
-            let total: i32 = routes.iter().map(|r| r.partitions).sum();
-            return Err(Error::usage(format!(
-                "--shard {}/{} owns none of the {total} source partitions: use fewer shards",
-                opts.shard.index, opts.shard.count
-            )));
-        }
+        let shard = opts.shard.unwrap_or_default();
+        let parts: BTreeMap<(String, i32), Owned> = shard
+            .partitions(&routes)?
+            .into_iter()
+            .map(|(r, p)| {
+                let owned = Owned {
+                    target: r.target.clone(),
+                    committed: None,
+                    sent: None,
+                };
+                ((r.source.clone(), p), owned)
+            })
+            .collect();
         let consumer: BaseConsumer = consumer_cfg
             .create()
             .map_err(|e| kafka::creation_error("source", e))?;
         let producer: BaseProducer = producer_cfg
             .create()
             .map_err(|e| kafka::creation_error("target", e))?;
+        warm_up(&producer, &routes, opts.timeout)?;
         progress
             .assigned
             .store(parts.len() as u64, Ordering::Relaxed);
@@ -214,7 +223,7 @@ impl Exactly {
             ends: Ends::default(),
             txn: Txn::default(),
             failure: None,
-            transactional_id: opts.shard.transactional_id(&opts.group),
+            transactional_id: shard.transactional_id(&opts.group),
             scratch: Scratch::default(),
         })
     }
@@ -229,6 +238,7 @@ impl Exactly {
                 self.commit_txn();
             }
         }
+        close(&self.consumer, self.opts.timeout);
         let positions = self
             .parts
             .iter()
@@ -368,9 +378,15 @@ impl Exactly {
             .set("enable.partition.eof", "true")
             .set("enable.auto.commit", "false")
             .set("isolation.level", "read_committed")
-            .set("fetch.wait.max.ms", "100")
+            // Empty partitions answer only after this wait.
+            .set("fetch.wait.max.ms", "10")
             .create()
             .map_err(|e| format!("target reader: {e}"))?;
+        // Metadata first: left to assign(), librdkafka 2.12's first metadata request went to
+        // the bootstrap connection it was retiring, and the tail read waited ~0.45 s.
+        reader
+            .fetch_metadata(Some(target), self.opts.timeout)
+            .map_err(|e| format!("cannot read the target {target}: {e}"))?;
         let mut tpl = TopicPartitionList::new();
         for (_, p) in parts {
             tpl.add_partition_offset(target, *p, Offset::OffsetTail(tail))
@@ -420,6 +436,7 @@ impl Exactly {
             }
         }
         drop(tpl);
+        close(&reader, self.opts.timeout);
         Ok(out)
     }
 
@@ -492,6 +509,9 @@ impl Exactly {
     /// (for lag monitoring). Abortable errors abort and rewind; others end the run.
     fn commit_txn(&mut self) {
         let timeout = self.opts.delivery_timeout + Duration::from_secs(5);
+        // commit_transaction flushes first, in 100 ms steps: flush in short steps here so
+        // that it finds nothing left to wait for. Errors surface from the commit itself.
+        let _ = flush(&self.producer, timeout);
         match self.producer.commit_transaction(timeout) {
             Ok(()) => {
                 log::debug!("committed a transaction of {} records", self.txn.records);
@@ -617,7 +637,7 @@ fn forward(
             Ok(()) => break,
             Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), r)) => {
                 record = r;
-                producer.poll(Duration::from_millis(50));
+                await_reports(producer);
             }
             Err((e, _)) => return Err(e),
         }
@@ -630,7 +650,8 @@ fn forward(
 
 /// The producer settings exactly-once depends on (applied after the user's).
 pub(crate) fn configure(opts: &RunOptions, producer: &mut ClientConfig) -> Result<()> {
-    producer.set("transactional.id", opts.shard.transactional_id(&opts.group));
+    let shard = opts.shard.unwrap_or_default();
+    producer.set("transactional.id", shard.transactional_id(&opts.group));
     // Longer than any transaction: its time bound plus the commit's own wait.
     let timeout = opts.txn_max_time + opts.delivery_timeout + Duration::from_secs(30);
     if timeout > Duration::from_secs(900) {

@@ -4,6 +4,7 @@ use std::time::{Duration, Instant};
 
 use crate::common::{self, Tansu};
 use crate::kr;
+use kreplicate::transactional::Shard;
 
 fn assert_usage_error(args: &[&str], expect: &str) {
     let started = Instant::now();
@@ -63,8 +64,21 @@ fn bad_input_is_one_line_and_exit_2_with_nothing_written_or_committed() {
         v.extend(extra.iter().map(|s| s.to_string()));
         v
     };
+    // A shard of four that owns none of t's three partitions.
+    let idle_shard = (1..=4)
+        .find(|&index| (0..3).all(|p| !Shard { index, count: 4 }.owns("t", p)))
+        .map(|i| format!("{i}/4"))
+        .unwrap();
     let cases: Vec<(Vec<String>, &str)> = vec![
         (vec![], "--from"),
+        (base(&["--topics", "t", "--shard", "0/2"]), "--shard"),
+        (
+            base(&["--topics", "t", "--guarantee", "none"])
+                .into_iter()
+                .chain(["--shard".to_string(), idle_shard])
+                .collect(),
+            "owns none",
+        ),
         (
             base(&["--topics", "t", "--guarantee", "sometimes"]),
             "sometimes",

@@ -1,4 +1,5 @@
-//! Consumer-group behaviour: two processes sharing a group, source gaps, and signals.
+//! Consumer-group behaviour: two processes sharing a group, static shards, source gaps, and
+//! signals.
 
 use std::time::{Duration, Instant};
 
@@ -64,6 +65,54 @@ fn two_processes_in_one_group_split_the_partitions_and_copy_everything() {
     assert!(n1 + n2 >= total as u64);
     let dups = kr::assert_complete(&a.bootstrap, &b.bootstrap, "t", "t", 4);
     assert_eq!(n1 + n2, (total + dups) as u64);
+}
+
+#[test]
+fn static_shards_copy_their_own_partitions_and_resume_from_the_group_commits() {
+    let a = Tansu::start("shard-a");
+    let b = Tansu::start("shard-b");
+    common::create_topic(&a.bootstrap, "t", 6);
+    common::create_topic(&b.bootstrap, "t", 6);
+    common::produce(&a.bootstrap, "t", &kr::records(600, 6, "one"));
+    let shard_run = |shard: &str, guarantee: &str| -> u64 {
+        let run = kr::run(&args(
+            &a,
+            &b,
+            &[
+                "--topics",
+                "t",
+                "--until-caught-up",
+                "--json",
+                "--shard",
+                shard,
+                "--guarantee",
+                guarantee,
+            ],
+        ));
+        assert_eq!(run.code, 0, "{run:?}");
+        run.json()["records"].as_u64().unwrap()
+    };
+    // One shard after the other: each copies and commits only the partitions it owns.
+    let first = shard_run("1/2", "at-least-once");
+    assert!(first > 0 && first < 600, "shard 1/2 copied {first}");
+    let owned = common::committed(&a.bootstrap, "g", "t", 6)
+        .iter()
+        .filter(|&&c| c == 100)
+        .count();
+    assert_eq!(
+        owned as u64 * 100,
+        first,
+        "shard 1/2 committed what it copied"
+    );
+    assert_eq!(first + shard_run("2/2", "at-least-once"), 600);
+    assert_eq!(common::committed(&a.bootstrap, "g", "t", 6), vec![100; 6]);
+
+    // New records: each shard resumes at the group's positions, under `none` too.
+    common::produce(&a.bootstrap, "t", &kr::records(60, 6, "two"));
+    assert_eq!(shard_run("1/2", "none") + shard_run("2/2", "none"), 60);
+    assert_eq!(common::committed(&a.bootstrap, "g", "t", 6), vec![110; 6]);
+    let dups = kr::assert_complete(&a.bootstrap, &b.bootstrap, "t", "t", 6);
+    assert_eq!(dups, 0);
 }
 
 #[test]
