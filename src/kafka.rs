@@ -93,6 +93,28 @@ fn check(
     Ok(())
 }
 
+/// librdkafka accepts a heartbeat interval at or above the session timeout; the group then
+/// drops the member over and over, and a run never keeps its partitions long enough to finish.
+fn check_heartbeat(spec: &ClusterSpec) -> Result<(), Error> {
+    // The last setting wins, as when the properties are applied.
+    let get = |key: &str, default: u64| {
+        spec.properties
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .and_then(|(_, v)| v.trim().parse().ok())
+            .unwrap_or(default)
+    };
+    let session = get("session.timeout.ms", 45_000);
+    let heartbeat = get("heartbeat.interval.ms", 3_000);
+    if heartbeat >= session {
+        return Err(Error::usage(format!(
+            "source properties: heartbeat.interval.ms ({heartbeat}) must be below session.timeout.ms ({session}); set both"
+        )));
+    }
+    Ok(())
+}
+
 /// The user's properties, then the cluster's address.
 fn apply_cluster(c: &mut ClientConfig, spec: &ClusterSpec) {
     for (k, v) in &spec.properties {
@@ -116,6 +138,7 @@ pub fn consumer_config(opts: &RunOptions) -> Result<ClientConfig, Error> {
         safe,
         opts.guarantee,
     )?;
+    check_heartbeat(&opts.from)?;
     let mut c = ClientConfig::new();
     // Defaults that bound memory; the user may change them.
     c.set("queued.max.messages.kbytes", "32768");
@@ -202,5 +225,39 @@ pub fn creation_error(side: &str, e: KafkaError) -> Error {
         }
         KafkaError::ClientCreation(msg) => Error::usage(format!("{side} client: {msg}")),
         other => Error::usage(format!("{side} client: {other}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(props: &[(&str, &str)]) -> ClusterSpec {
+        ClusterSpec {
+            name: "a".into(),
+            bootstrap: "a:9092".into(),
+            properties: props
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn heartbeat_must_stay_below_the_session_timeout() {
+        assert!(check_heartbeat(&spec(&[])).is_ok());
+        assert!(check_heartbeat(&spec(&[("session.timeout.ms", "2000")])).is_err());
+        assert!(check_heartbeat(&spec(&[
+            ("session.timeout.ms", "2000"),
+            ("heartbeat.interval.ms", "500")
+        ]))
+        .is_ok());
+        // The last setting wins.
+        assert!(check_heartbeat(&spec(&[
+            ("heartbeat.interval.ms", "500"),
+            ("session.timeout.ms", "2000"),
+            ("heartbeat.interval.ms", "2000")
+        ]))
+        .is_err());
     }
 }

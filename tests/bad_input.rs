@@ -174,6 +174,10 @@ fn bad_input_is_one_line_and_exit_2_with_nothing_written_or_committed() {
         (base(&["--topics", "t", "--to-property", "acks=1"]), "acks"),
         (base(&["--topics", "t", "-X", "group.id=other"]), "--group"),
         (
+            base(&["--topics", "t", "-X", "session.timeout.ms=2000"]),
+            "heartbeat.interval.ms",
+        ),
+        (
             base(&["--topics", "t", "-X", "no.such.property=1"]),
             "no.such.property",
         ),
