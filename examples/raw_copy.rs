@@ -5,8 +5,8 @@
 //! group, no offsets); each record goes to a `BaseProducer` on the same partition of the target
 //! topic with its key, value, headers and timestamp. It stops when every partition is read to
 //! its end (an EOF event, or on an idle poll the high watermark of the last fetch, as
-//! kreplicate checks it), then flushes. No tracking, no commits, no verification (bench/run.sh counts the target
-//! afterwards). Delivery failures are counted and make the exit code 1.
+//! kreplicate checks it), then flushes. No tracking, no commits, no verification (bench/run.sh
+//! counts the target afterwards). Delivery failures are counted and make the exit code 1.
 //!
 //! ```text
 //! cargo run --release --example raw_copy -- --from 127.0.0.1:9092 --to 127.0.0.1:9093 \

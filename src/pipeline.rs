@@ -27,7 +27,7 @@ use rdkafka::{Offset, TopicPartitionList};
 
 use crate::cli::{GapPolicy, Guarantee, StartPosition};
 use crate::config::RunOptions;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::kafka;
 use crate::offsets::{NextOffset, PartitionTracker};
 use crate::topics::{self, Route};
@@ -199,9 +199,12 @@ pub(crate) fn flush<C: ProducerContext>(
     loop {
         // A non-blocking flush also sends lingering batches at once.
         match producer.flush(Duration::ZERO) {
-            Ok(()) => return Ok(()),
-            Err(e) if Instant::now() >= deadline => return Err(e),
-            Err(_) => await_reports(producer),
+            Err(KafkaError::Flush(RDKafkaErrorCode::OperationTimedOut))
+                if Instant::now() < deadline =>
+            {
+                await_reports(producer)
+            }
+            done => return done,
         }
     }
 }
@@ -235,7 +238,7 @@ pub(crate) fn warm_up<C: ProducerContext>(
         .client()
         .fetch_metadata(only, timeout)
         .map(drop)
-        .map_err(|e| crate::error::Error::usage(format!("cannot reach the target cluster: {e}")))
+        .map_err(|e| Error::usage(format!("cannot reach the target cluster: {e}")))
 }
 
 /// What one consumer poll means for a loop.
