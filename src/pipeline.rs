@@ -184,10 +184,17 @@ impl Replicator {
 /// producer queue is full. Sleeping a step, then serving what arrived, does neither.
 const STEP: Duration = Duration::from_millis(1);
 
-/// Waits one step for delivery reports, then serves them.
+/// Waits one step for delivery reports, then serves every one that arrived (`poll` with a
+/// zero timeout serves a single batch of reports).
 pub(crate) fn await_reports<C: ProducerContext>(producer: &BaseProducer<C>) {
     std::thread::sleep(STEP);
-    producer.poll(Duration::ZERO);
+    loop {
+        let before = producer.in_flight_count();
+        producer.poll(Duration::ZERO);
+        if producer.in_flight_count() >= before {
+            return;
+        }
+    }
 }
 
 /// Waits until every record sent was acknowledged (or failed) and its report served.

@@ -227,7 +227,7 @@ fn issue_5_until_caught_up_waits_for_the_assignment_after_losing_it() {
             &kr::records(10_000, 4, &format!("l{round}")),
         );
     }
-    let child = kr::spawn(&args(
+    let run_args = args(
         &a,
         &b,
         &[
@@ -237,8 +237,16 @@ fn issue_5_until_caught_up_waits_for_the_assignment_after_losing_it() {
             "--json",
             "--commit-interval",
             "100ms",
+            "-v",
         ],
-    ));
+    );
+    // The log goes to a file (a pipe nobody reads could fill up), shown if the run hangs.
+    let log = common::scratch_dir().join(format!("issue-5-{}.log", std::process::id()));
+    eprintln!("running kreplicate {}", run_args.join(" "));
+    let child = kr::command(&run_args)
+        .stderr(std::fs::File::create(&log).expect("log file"))
+        .spawn()
+        .expect("spawn kreplicate");
     wait_until("the first commit", Duration::from_secs(60), || {
         common::committed(&a.bootstrap, "g", "t", 4)
             .iter()
@@ -248,8 +256,20 @@ fn issue_5_until_caught_up_waits_for_the_assignment_after_losing_it() {
     kr::signal(&child, "STOP");
     std::thread::sleep(Duration::from_secs(5));
     kr::signal(&child, "CONT");
-    let run = kr::wait(child, Duration::from_secs(120));
-    assert_eq!(run.code, 0, "{run:?}");
+    let waited = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        kr::wait(child, Duration::from_secs(120))
+    }));
+    let run = waited.unwrap_or_else(|hung| {
+        eprintln!("kreplicate's log:\n{}", common::file_tail(&log, 20_000));
+        eprintln!("broker A:\n{}\nbroker B:\n{}", a.log_tail(), b.log_tail());
+        std::panic::resume_unwind(hung)
+    });
+    assert_eq!(
+        run.code,
+        0,
+        "{run:?}\nlog:\n{}",
+        common::file_tail(&log, 20_000)
+    );
     kr::assert_complete(&a.bootstrap, &b.bootstrap, "t", "t", 4);
     assert_eq!(
         common::committed(&a.bootstrap, "g", "t", 4),
