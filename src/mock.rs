@@ -5,6 +5,7 @@ use std::time::Duration;
 use rdkafka::config::ClientConfig;
 use rdkafka::mocking::MockCluster;
 use rdkafka::producer::{BaseProducer, DefaultProducerContext, Producer};
+use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
 
 use crate::error::{Error, Result};
 
@@ -38,6 +39,36 @@ impl MockKafka {
             .client()
             .mock_cluster()
             .ok_or_else(|| Error::failed("the mock cluster is gone"))
+    }
+
+    /// Answers the broker's next `api` request with `err` after `rtt` (other requests are
+    /// answered at once): records stay in flight that long, then get that result.
+    pub fn answer_next(
+        &self,
+        broker_id: i32,
+        api: RDKafkaApiKey,
+        err: RDKafkaRespErr,
+        rtt: Duration,
+    ) -> Result<()> {
+        let rtt_ms = i32::try_from(rtt.as_millis())
+            .map_err(|_| Error::failed(format!("mock: delay {rtt:?} is too long")))?;
+        // SAFETY: the handle owns the mock cluster, which lives as long as `owner`; the
+        // variadic part is the one (error, rtt in ms) pair that `cnt` = 1 announces.
+        let res = unsafe {
+            let raw = rdkafka_sys::rd_kafka_handle_mock_cluster(self.owner.client().native_ptr());
+            if raw.is_null() {
+                return Err(Error::failed("the mock cluster is gone"));
+            }
+            rdkafka_sys::rd_kafka_mock_broker_push_request_error_rtts(
+                raw, broker_id, api as i16, 1, err as i32, rtt_ms,
+            )
+        };
+        match res {
+            RDKafkaRespErr::RD_KAFKA_RESP_ERR_NO_ERROR => Ok(()),
+            e => Err(Error::failed(format!(
+                "mock: cannot script broker {broker_id}: {e:?}"
+            ))),
+        }
     }
 
     pub fn bootstrap(&self) -> Result<String> {

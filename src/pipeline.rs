@@ -229,6 +229,17 @@ pub(crate) fn close<C: ConsumerContext>(consumer: &BaseConsumer<C>, timeout: Dur
     }
 }
 
+/// Assigns source partitions, reading each from scratch: librdkafka keeps an application
+/// pause across assignments, so a partition [`Ends::check`] paused at its end would never be
+/// fetched again after a lost assignment or an aborted transaction moved it back.
+pub(crate) fn assign<C: ConsumerContext>(
+    consumer: &BaseConsumer<C>,
+    tpl: &TopicPartitionList,
+) -> KafkaResult<()> {
+    consumer.assign(tpl)?;
+    consumer.resume(tpl)
+}
+
 /// Connects the producer and caches the target topics' metadata before the first record.
 /// Left to the first send, librdkafka 2.12 sent its first metadata request to the bootstrap
 /// connection it was retiring and produced nothing for ~0.5 s while the queue filled.
@@ -613,8 +624,8 @@ impl ProducerContext for Deliveries {
         let (topic, partition) = (msg.topic(), msg.partition());
         let mut st = self.shared.lock();
         let Some(tracker) = st.parts.get_mut(topic).and_then(|p| p.get_mut(&partition)) else {
-            // The partition was lost in a rebalance: its new owner starts from the last
-            // commit, which never covered this record.
+            // Revoked although this record was in flight (the flush failed, so the run is
+            // ending): the last commit never covered it.
             return;
         };
         let res = match err {
@@ -725,7 +736,7 @@ impl Rebalancer {
         log::info!("assigned {} source partitions", assignment.count());
         drop(st);
         drop(committed);
-        if let Err(e) = consumer.assign(&assignment) {
+        if let Err(e) = assign(consumer, &assignment) {
             self.shared
                 .lock()
                 .fail(format!("cannot assign source partitions: {e}"));
@@ -734,9 +745,16 @@ impl Rebalancer {
 
     fn revoke(&self, consumer: &Source, tpl: &TopicPartitionList) {
         let lost = consumer.assignment_lost();
+        log::info!(
+            "{} source partitions revoked{}",
+            tpl.count(),
+            if lost { " (assignment lost)" } else { "" }
+        );
         let healthy = self.shared.lock().failure.is_none();
-        if !lost && healthy && self.guarantee != Guarantee::None {
-            // Flush and verify before giving the partitions to another member.
+        // Flush and verify before giving the partitions to another member, lost or not and
+        // under any guarantee: a delivery report served after its tracker is gone would
+        // reach the tracker of a later assignment of the same partition.
+        if healthy {
             if let Err(e) = flush(&self.producer, self.flush_timeout) {
                 self.shared.lock().fail(format!(
                     "target did not acknowledge every record within {:?} during a rebalance: {e}",
@@ -915,6 +933,17 @@ impl Acked {
             .iter()
             .map(|(k, v)| (k.clone(), Some(*v)))
             .collect();
+        // A partition with nothing new to commit still holds the group's position read at
+        // assignment (under `none`, auto-commit may have moved it since).
+        let held: HashMap<(String, i32), i64> = match self.opts.guarantee {
+            Guarantee::None => HashMap::new(),
+            _ => st
+                .ends
+                .starts()
+                .into_iter()
+                .map(|(t, p, n)| ((t, p), n))
+                .collect(),
+        };
         for (target, parts) in &st.parts {
             let source = self
                 .shared
@@ -923,7 +952,12 @@ impl Acked {
                 .cloned()
                 .unwrap_or_default();
             for (&p, t) in parts {
-                positions.insert((source.clone(), p), t.committed().map(NextOffset::get));
+                let key = (source.clone(), p);
+                let committed = t
+                    .committed()
+                    .map(NextOffset::get)
+                    .or_else(|| held.get(&key).copied());
+                positions.insert(key, committed);
             }
         }
         let summary = Summary::new(

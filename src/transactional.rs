@@ -30,8 +30,8 @@ use crate::error::{Error, Result};
 use crate::kafka;
 use crate::offsets::NextOffset;
 use crate::pipeline::{
-    await_reports, cached_watermarks, classify, close, copy_record, flush, gap_message, lag,
-    warm_up, Ends, Fnv, Polled, Progress, Summary, Warner,
+    assign, await_reports, cached_watermarks, classify, close, copy_record, flush, gap_message,
+    lag, warm_up, Ends, Fnv, Polled, Progress, Summary, Warner,
 };
 use crate::topics::Route;
 
@@ -297,9 +297,7 @@ impl Exactly {
                 .map_err(|e| format!("cannot assign {topic}[{partition}]: {e}"))?;
             self.ends.insert(topic, *partition, start);
         }
-        self.consumer
-            .assign(&tpl)
-            .map_err(|e| format!("cannot assign source partitions: {e}"))
+        assign(&self.consumer, &tpl).map_err(|e| format!("cannot assign source partitions: {e}"))
     }
 
     /// The group's committed positions for the owned partitions (for lag monitoring; used

@@ -74,7 +74,18 @@ fn faithful_copy_of_several_topics_until_caught_up_then_nothing() {
         &["--topics", "orders,payments", "--until-caught-up", "--json"],
     ));
     assert_eq!(again.code, 0, "{again:?}");
-    assert_eq!(again.json()["records"], 0);
+    let json = again.json();
+    assert_eq!(json["records"], 0);
+    // ... and reports the positions the group holds, unchanged.
+    let first: Vec<_> = run.json()["partitions"].as_array().unwrap().clone();
+    assert_eq!(json["partitions"].as_array().unwrap(), &first, "{json}");
+    assert!(
+        again
+            .stderr
+            .contains("committed positions for 5 of 5 partitions"),
+        "{}",
+        again.stderr
+    );
     assert_eq!(common::read_all(&b.bootstrap, "orders").len(), 900);
 }
 

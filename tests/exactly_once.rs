@@ -275,3 +275,39 @@ fn exactly_once_fenced_producer_exits_1_without_committing() {
         "nothing committed to the source group"
     );
 }
+
+/// Regression (issue 5): an aborted transaction moves every partition back to what the target
+/// holds, and librdkafka keeps an application pause across that re-assignment: a partition
+/// already read to its end (and paused) was never fetched again, and `--until-caught-up`
+/// waited forever.
+#[test]
+fn issue_5_an_aborted_transaction_reads_a_finished_partition_again() {
+    let (a, ab) = common::mock_split_source("t", "g", &kr::records(400, 2, "x"));
+    let b = MockKafka::start(1).unwrap();
+    b.create_topic("t", 2).unwrap();
+    let bb = b.bootstrap().unwrap();
+    // t[1] cannot be read yet; t[0]'s records fail (abortably) once t[0] is done and paused.
+    a.cluster().unwrap().broker_down(2).unwrap();
+    b.answer_next(
+        1,
+        RDKafkaApiKey::Produce,
+        RDKafkaRespErr::RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE,
+        Duration::from_secs(1),
+    )
+    .unwrap();
+    let child = kr::spawn(&eos_args(
+        &ab,
+        &bb,
+        &["--until-caught-up", "--txn-max-time", "300ms", "-v"],
+    ));
+    std::thread::sleep(Duration::from_secs(3));
+    a.cluster().unwrap().broker_up(2).unwrap();
+    let run = kr::wait(child, Duration::from_secs(60));
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr.contains("aborting the open transaction"),
+        "{}",
+        run.stderr
+    );
+    assert_exact(&ab, &bb, 2);
+}

@@ -1,5 +1,5 @@
-//! Consumer-group behaviour: two processes sharing a group, static shards, source gaps, and
-//! signals.
+//! Consumer-group behaviour: two processes sharing a group, static shards, source gaps,
+//! signals, and (on librdkafka's mock cluster) assignments the group takes away.
 
 use std::time::{Duration, Instant};
 
@@ -275,4 +275,131 @@ fn issue_5_until_caught_up_waits_for_the_assignment_after_losing_it() {
         common::committed(&a.bootstrap, "g", "t", 4),
         vec![50_000; 4]
     );
+}
+
+/// Regression (issue 5, the CI hang): a partition read to its end is paused until the rest
+/// catch up, and librdkafka keeps an application pause across a lost and re-granted
+/// assignment. Re-granted with a committed position below its end, the partition was never
+/// fetched again and `--until-caught-up` waited forever.
+#[test]
+fn issue_5_a_partition_paused_at_its_end_is_read_again_after_a_lost_assignment() {
+    use kreplicate::mock::MockKafka;
+    use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
+
+    let (a, ab) = common::mock_split_source("t", "g", &kr::records(400, 2, "p"));
+    let b = MockKafka::start(1).unwrap();
+    b.create_topic("t", 2).unwrap();
+    let bb = b.bootstrap().unwrap();
+    let source = a.cluster().unwrap();
+    // t[1] cannot be read: the run goes on after t[0] is done (and paused).
+    source.broker_down(2).unwrap();
+    let child = kr::spawn(&[
+        "--from",
+        &ab,
+        "--to",
+        &bb,
+        "--topics",
+        "t",
+        "--group",
+        "g",
+        "--until-caught-up",
+        // No commit before the assignment is lost: t[0] comes back with nothing committed.
+        "--commit-interval",
+        "1h",
+        // The mock holds the rejoin until the forgotten member's session expires.
+        "-X",
+        "session.timeout.ms=3000",
+        "-X",
+        "heartbeat.interval.ms=100",
+        "-v",
+    ]);
+    wait_until("t[0] copied", Duration::from_secs(30), || {
+        kr::partition(&common::read_all(&bb, "t"), 0).len() == 200
+    });
+    // The coordinator forgets the member: the assignment is lost and the group re-grants it.
+    source.request_errors(
+        RDKafkaApiKey::Heartbeat,
+        &[RDKafkaRespErr::RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID],
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    source.broker_up(2).unwrap();
+    let run = kr::wait(child, Duration::from_secs(60));
+    assert_eq!(run.code, 0, "{run:?}");
+    let dups = kr::assert_complete(&ab, &bb, "t", "t", 2);
+    assert_eq!(
+        dups, 200,
+        "t[0] was copied again from its (empty) committed position"
+    );
+    assert_eq!(common::committed(&ab, "g", "t", 2), vec![200, 200]);
+}
+
+/// Regression (issue 5's review): a lost assignment dropped the partitions' trackers while
+/// their records were still in flight. Granted the partitions again, the run re-sent them and
+/// the old delivery reports reached the new trackers: a spurious "internal error", exit 1.
+#[test]
+fn issue_5_deliveries_in_flight_when_an_assignment_is_lost_stay_with_it() {
+    use kreplicate::mock::MockKafka;
+    use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
+
+    let a = MockKafka::start(1).unwrap();
+    let b = MockKafka::start(1).unwrap();
+    a.create_topic("t", 2).unwrap();
+    b.create_topic("t", 2).unwrap();
+    let (ab, bb) = (a.bootstrap().unwrap(), b.bootstrap().unwrap());
+    common::produce(&ab, "t", &kr::records(400, 2, "f"));
+    // Deliveries take longer than the group takes to grant the partitions again.
+    b.answer_next(
+        1,
+        RDKafkaApiKey::Produce,
+        RDKafkaRespErr::RD_KAFKA_RESP_ERR_NO_ERROR,
+        Duration::from_secs(6),
+    )
+    .unwrap();
+    let log = common::scratch_dir().join(format!("issue-5-in-flight-{}.log", std::process::id()));
+    let run_args = [
+        "--from",
+        &ab,
+        "--to",
+        &bb,
+        "--topics",
+        "t",
+        "--group",
+        "g",
+        "--commit-interval",
+        "200ms",
+        "-X",
+        "session.timeout.ms=3000",
+        "-X",
+        "heartbeat.interval.ms=100",
+        "-v",
+    ];
+    eprintln!("running kreplicate {}", run_args.join(" "));
+    let child = kr::command(&run_args)
+        .stderr(std::fs::File::create(&log).expect("log file"))
+        .spawn()
+        .expect("spawn kreplicate");
+    wait_until("the assignment", Duration::from_secs(30), || {
+        common::file_tail(&log, 20_000).contains("assigned 2 source partitions")
+    });
+    // Every record is read and in flight at once; now the coordinator forgets the member.
+    std::thread::sleep(Duration::from_millis(300));
+    a.cluster().unwrap().request_errors(
+        RDKafkaApiKey::Heartbeat,
+        &[RDKafkaRespErr::RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID],
+    );
+    wait_until(
+        "every record committed, or a failure",
+        Duration::from_secs(60),
+        || {
+            common::committed(&ab, "g", "t", 2) == vec![200, 200]
+                || common::file_tail(&log, 20_000).contains("error:")
+        },
+    );
+    kr::signal(&child, "INT");
+    let run = kr::wait(child, Duration::from_secs(60));
+    let stderr = common::file_tail(&log, 20_000);
+    assert_eq!(run.code, 0, "{run:?}\n{stderr}");
+    assert!(stderr.contains("(assignment lost)"), "{stderr}");
+    kr::assert_complete(&ab, &bb, "t", "t", 2);
+    assert_eq!(common::committed(&ab, "g", "t", 2), vec![200, 200]);
 }
