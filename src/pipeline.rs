@@ -1131,8 +1131,18 @@ impl Acked {
             _ => self.commit(CommitMode::Sync),
         };
         if let Some(e) = err {
+            use RDKafkaErrorCode as C;
+            let hint = match (e.rdkafka_error_code(), self.shard.is_some()) {
+                (Some(C::UnknownMemberId | C::IllegalGeneration | C::RebalanceInProgress), false) => {
+                    "; the group no longer counted this process as a member (its session expired or the group rebalanced), so the next run copies the records since the last commit again"
+                }
+                (Some(C::UnknownMemberId | C::IllegalGeneration), true) => {
+                    "; a static shard commits without joining the group, which only works while the group has no members: give --shard runs a group of their own"
+                }
+                _ => "",
+            };
             self.shared.lock().fail(format!(
-                "commit to the source group '{}' failed: {e}",
+                "commit to the source group '{}' failed: {e}{hint}",
                 self.opts.group
             ));
         }

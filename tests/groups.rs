@@ -333,11 +333,18 @@ fn issue_5_a_partition_paused_at_its_end_is_read_again_after_a_lost_assignment()
     assert_eq!(common::committed(&ab, "g", "t", 2), vec![200, 200]);
 }
 
-/// Regression (issue 5's review): a lost assignment dropped the partitions' trackers while
-/// their records were still in flight. Granted the partitions again, the run re-sent them and
-/// the old delivery reports reached the new trackers: a spurious "internal error", exit 1.
-#[test]
-fn issue_5_deliveries_in_flight_when_an_assignment_is_lost_stay_with_it() {
+/// A mock source (`t`, 2 partitions, 400 records) and target whose first Produce request is
+/// answered after `delay`; a run with `extra` arguments is started (its log in a file), and
+/// once every record is in flight the coordinator forgets the member: the assignment is lost.
+fn lose_the_assignment_with_records_in_flight(
+    delay: Duration,
+    extra: &[&str],
+) -> (
+    kreplicate::mock::MockKafka,
+    kreplicate::mock::MockKafka,
+    std::process::Child,
+    std::path::PathBuf,
+) {
     use kreplicate::mock::MockKafka;
     use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
 
@@ -347,16 +354,16 @@ fn issue_5_deliveries_in_flight_when_an_assignment_is_lost_stay_with_it() {
     b.create_topic("t", 2).unwrap();
     let (ab, bb) = (a.bootstrap().unwrap(), b.bootstrap().unwrap());
     common::produce(&ab, "t", &kr::records(400, 2, "f"));
-    // Deliveries take longer than the group takes to grant the partitions again.
     b.answer_next(
         1,
         RDKafkaApiKey::Produce,
         RDKafkaRespErr::RD_KAFKA_RESP_ERR_NO_ERROR,
-        Duration::from_secs(6),
+        delay,
     )
     .unwrap();
-    let log = common::scratch_dir().join(format!("issue-5-in-flight-{}.log", std::process::id()));
-    let run_args = [
+    let log =
+        common::scratch_dir().join(format!("lost-{}-{}.log", std::process::id(), extra.len()));
+    let mut run_args = vec![
         "--from",
         &ab,
         "--to",
@@ -365,14 +372,13 @@ fn issue_5_deliveries_in_flight_when_an_assignment_is_lost_stay_with_it() {
         "t",
         "--group",
         "g",
-        "--commit-interval",
-        "200ms",
         "-X",
         "session.timeout.ms=3000",
         "-X",
         "heartbeat.interval.ms=100",
         "-v",
     ];
+    run_args.extend_from_slice(extra);
     eprintln!("running kreplicate {}", run_args.join(" "));
     let child = kr::command(&run_args)
         .stderr(std::fs::File::create(&log).expect("log file"))
@@ -381,18 +387,31 @@ fn issue_5_deliveries_in_flight_when_an_assignment_is_lost_stay_with_it() {
     wait_until("the assignment", Duration::from_secs(30), || {
         common::file_tail(&log, 20_000).contains("assigned 2 source partitions")
     });
-    // Every record is read and in flight at once; now the coordinator forgets the member.
     std::thread::sleep(Duration::from_millis(300));
     a.cluster().unwrap().request_errors(
         RDKafkaApiKey::Heartbeat,
         &[RDKafkaRespErr::RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID],
     );
+    (a, b, child, log)
+}
+
+/// Regression (issue 5's review): a lost assignment dropped the partitions' trackers while
+/// their records were still in flight. Granted the partitions again, the run re-sent them and
+/// the old delivery reports reached the new trackers: a spurious "internal error", exit 1.
+#[test]
+fn issue_5_deliveries_in_flight_when_an_assignment_is_lost_stay_with_it() {
+    // Deliveries take longer than the group takes to grant the partitions again.
+    let (a, b, child, log) = lose_the_assignment_with_records_in_flight(
+        Duration::from_secs(6),
+        &["--commit-interval", "200ms"],
+    );
+    let (ab, bb) = (a.bootstrap().unwrap(), b.bootstrap().unwrap());
     wait_until(
         "every record committed, or a failure",
         Duration::from_secs(60),
         || {
             common::committed(&ab, "g", "t", 2) == vec![200, 200]
-                || common::file_tail(&log, 20_000).contains("error:")
+                || common::file_tail(&log, 20_000).contains("kreplicate: failed")
         },
     );
     kr::signal(&child, "INT");
@@ -402,4 +421,23 @@ fn issue_5_deliveries_in_flight_when_an_assignment_is_lost_stay_with_it() {
     assert!(stderr.contains("(assignment lost)"), "{stderr}");
     kr::assert_complete(&ab, &bb, "t", "t", 2);
     assert_eq!(common::committed(&ab, "g", "t", 2), vec![200, 200]);
+}
+
+/// The group forgets the member while the final flush waits for the target: the final commit
+/// is refused, and the run says why and exits 1 with nothing committed.
+#[test]
+fn a_membership_lost_before_the_final_commit_commits_nothing_and_says_why() {
+    let (a, b, child, log) =
+        lose_the_assignment_with_records_in_flight(Duration::from_secs(3), &["--until-caught-up"]);
+    let (ab, bb) = (a.bootstrap().unwrap(), b.bootstrap().unwrap());
+    let run = kr::wait(child, Duration::from_secs(60));
+    let stderr = common::file_tail(&log, 20_000);
+    assert_eq!(run.code, 1, "{run:?}\n{stderr}");
+    assert!(
+        stderr.contains("no longer counted this process as a member"),
+        "{stderr}"
+    );
+    assert_eq!(common::committed(&ab, "g", "t", 2), vec![-1, -1]);
+    // Copied, though: the next run's duplicates are the whole cost.
+    kr::assert_complete(&ab, &bb, "t", "t", 2);
 }
