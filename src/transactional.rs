@@ -21,7 +21,7 @@ use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::{BorrowedMessage, Header, Headers, Message, OwnedHeaders};
-use rdkafka::producer::{BaseProducer, Producer};
+use rdkafka::producer::{BaseProducer, Producer, PurgeConfig};
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::cli::StartPosition;
@@ -234,8 +234,14 @@ impl Exactly {
             self.failure = Some(msg);
         } else {
             self.copy(stop);
-            if self.failure.is_none() && self.txn.open {
-                self.commit_txn();
+            // An aborted last transaction rewinds: a run that must catch up copies again.
+            while self.failure.is_none()
+                && self.txn.open
+                && !self.commit_txn()
+                && self.opts.until_caught_up
+                && !stop.load(Ordering::SeqCst)
+            {
+                self.copy(stop);
             }
         }
         close(&self.consumer, self.opts.timeout);
@@ -504,8 +510,9 @@ impl Exactly {
     }
 
     /// Commits the open transaction; on success, also commits positions to the source group
-    /// (for lag monitoring). Abortable errors abort and rewind; others end the run.
-    fn commit_txn(&mut self) {
+    /// (for lag monitoring). Abortable errors abort and rewind; others end the run. True when
+    /// the transaction was committed.
+    fn commit_txn(&mut self) -> bool {
         let timeout = self.opts.delivery_timeout + Duration::from_secs(5);
         // commit_transaction flushes first, in 100 ms steps: flush in short steps here so
         // that it finds nothing left to wait for. Errors surface from the commit itself.
@@ -539,9 +546,11 @@ impl Exactly {
                     // Lag monitoring only: a failed commit here loses nothing.
                     let _ = self.consumer.commit(&tpl, CommitMode::Async);
                 }
+                true
             }
             Err(KafkaError::Transaction(e)) if e.txn_requires_abort() => {
                 self.abort_and_rewind(&KafkaError::Transaction(e));
+                false
             }
             Err(e) => {
                 // tansu answers a fenced producer's commit with a timeout, Kafka with a
@@ -564,6 +573,7 @@ impl Exactly {
                 self.failure = Some(format!(
                     "exactly-once: committing a transaction on the target failed: {e}{hint}; nothing of it is visible to read_committed readers"
                 ));
+                false
             }
         }
     }
@@ -582,6 +592,11 @@ impl Exactly {
             "kreplicate: warning: aborting the open transaction after: {cause}; continuing from what the target holds"
         ));
         if self.txn.open {
+            // abort_transaction waits until every outstanding record's report was served, and
+            // serves none itself (reports are events here): drop what was not sent yet, serve
+            // the reports of what was, then abort.
+            self.producer.purge(PurgeConfig::default().queue());
+            let _ = flush(&self.producer, self.opts.delivery_timeout);
             if let Err(e) = self.producer.abort_transaction(self.opts.timeout) {
                 self.failure = Some(format!("exactly-once: aborting a transaction failed: {e}"));
                 return;
