@@ -3,6 +3,9 @@
 
 use std::time::{Duration, Instant};
 
+use kreplicate::mock::MockKafka;
+use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
+
 use crate::common::{self, Tansu};
 use crate::kr::{self, FAST_GROUP};
 
@@ -283,9 +286,6 @@ fn issue_5_until_caught_up_waits_for_the_assignment_after_losing_it() {
 /// fetched again and `--until-caught-up` waited forever.
 #[test]
 fn issue_5_a_partition_paused_at_its_end_is_read_again_after_a_lost_assignment() {
-    use kreplicate::mock::MockKafka;
-    use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
-
     let (a, ab) = common::mock_split_source("t", "g", &kr::records(400, 2, "p"));
     let b = MockKafka::start(1).unwrap();
     b.create_topic("t", 2).unwrap();
@@ -334,20 +334,19 @@ fn issue_5_a_partition_paused_at_its_end_is_read_again_after_a_lost_assignment()
 }
 
 /// A mock source (`t`, 2 partitions, 400 records) and target whose first Produce request is
-/// answered after `delay`; a run with `extra` arguments is started (its log in a file), and
+/// answered after `delay`; a run with `extra` arguments is started (its log in the file
+/// `name`-PID.log), and
 /// once every record is in flight the coordinator forgets the member: the assignment is lost.
 fn lose_the_assignment_with_records_in_flight(
+    name: &str,
     delay: Duration,
     extra: &[&str],
 ) -> (
-    kreplicate::mock::MockKafka,
-    kreplicate::mock::MockKafka,
+    MockKafka,
+    MockKafka,
     std::process::Child,
     std::path::PathBuf,
 ) {
-    use kreplicate::mock::MockKafka;
-    use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
-
     let a = MockKafka::start(1).unwrap();
     let b = MockKafka::start(1).unwrap();
     a.create_topic("t", 2).unwrap();
@@ -361,8 +360,7 @@ fn lose_the_assignment_with_records_in_flight(
         delay,
     )
     .unwrap();
-    let log =
-        common::scratch_dir().join(format!("lost-{}-{}.log", std::process::id(), extra.len()));
+    let log = common::scratch_dir().join(format!("{name}-{}.log", std::process::id()));
     let mut run_args = vec![
         "--from",
         &ab,
@@ -402,6 +400,7 @@ fn lose_the_assignment_with_records_in_flight(
 fn issue_5_deliveries_in_flight_when_an_assignment_is_lost_stay_with_it() {
     // Deliveries take longer than the group takes to grant the partitions again.
     let (a, b, child, log) = lose_the_assignment_with_records_in_flight(
+        "in-flight",
         Duration::from_secs(6),
         &["--commit-interval", "200ms"],
     );
@@ -427,8 +426,11 @@ fn issue_5_deliveries_in_flight_when_an_assignment_is_lost_stay_with_it() {
 /// is refused, and the run says why and exits 1 with nothing committed.
 #[test]
 fn a_membership_lost_before_the_final_commit_commits_nothing_and_says_why() {
-    let (a, b, child, log) =
-        lose_the_assignment_with_records_in_flight(Duration::from_secs(3), &["--until-caught-up"]);
+    let (a, b, child, log) = lose_the_assignment_with_records_in_flight(
+        "final-commit",
+        Duration::from_secs(3),
+        &["--until-caught-up"],
+    );
     let (ab, bb) = (a.bootstrap().unwrap(), b.bootstrap().unwrap());
     let run = kr::wait(child, Duration::from_secs(60));
     let stderr = common::file_tail(&log, 20_000);
