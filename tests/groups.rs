@@ -280,6 +280,28 @@ fn issue_5_until_caught_up_waits_for_the_assignment_after_losing_it() {
     );
 }
 
+/// Arguments for a run in group `g` copying `t` between mock clusters. The group's sessions
+/// are short: the mock holds a rejoin until a forgotten member's session expires.
+fn mock_args<'a>(ab: &'a str, bb: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut v = vec![
+        "--from",
+        ab,
+        "--to",
+        bb,
+        "--topics",
+        "t",
+        "--group",
+        "g",
+        "-X",
+        "session.timeout.ms=3000",
+        "-X",
+        "heartbeat.interval.ms=100",
+        "-v",
+    ];
+    v.extend_from_slice(extra);
+    v
+}
+
 /// Regression (issue 5, the CI hang): a partition read to its end is paused until the rest
 /// catch up, and librdkafka keeps an application pause across a lost and re-granted
 /// assignment. Re-granted with a committed position below its end, the partition was never
@@ -293,26 +315,12 @@ fn issue_5_a_partition_paused_at_its_end_is_read_again_after_a_lost_assignment()
     let source = a.cluster().unwrap();
     // t[1] cannot be read: the run goes on after t[0] is done (and paused).
     source.broker_down(2).unwrap();
-    let child = kr::spawn(&[
-        "--from",
+    let child = kr::spawn(&mock_args(
         &ab,
-        "--to",
         &bb,
-        "--topics",
-        "t",
-        "--group",
-        "g",
-        "--until-caught-up",
         // No commit before the assignment is lost: t[0] comes back with nothing committed.
-        "--commit-interval",
-        "1h",
-        // The mock holds the rejoin until the forgotten member's session expires.
-        "-X",
-        "session.timeout.ms=3000",
-        "-X",
-        "heartbeat.interval.ms=100",
-        "-v",
-    ]);
+        &["--until-caught-up", "--commit-interval", "1h"],
+    ));
     wait_until("t[0] copied", Duration::from_secs(30), || {
         kr::partition(&common::read_all(&bb, "t"), 0).len() == 200
     });
@@ -361,22 +369,7 @@ fn lose_the_assignment_with_records_in_flight(
     )
     .unwrap();
     let log = common::scratch_dir().join(format!("{name}-{}.log", std::process::id()));
-    let mut run_args = vec![
-        "--from",
-        &ab,
-        "--to",
-        &bb,
-        "--topics",
-        "t",
-        "--group",
-        "g",
-        "-X",
-        "session.timeout.ms=3000",
-        "-X",
-        "heartbeat.interval.ms=100",
-        "-v",
-    ];
-    run_args.extend_from_slice(extra);
+    let run_args = mock_args(&ab, &bb, extra);
     eprintln!("running kreplicate {}", run_args.join(" "));
     let child = kr::command(&run_args)
         .stderr(std::fs::File::create(&log).expect("log file"))
