@@ -1,0 +1,305 @@
+//! Reading: the [`Reader`] turns one partition at a time of one cluster into fingerprints
+//! with bounded memory, and [`verify_partition`] drives the source and target readers through
+//! one partition (lockstep first, then a full comparison where they differ).
+
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use rdkafka::config::ClientConfig;
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+use rdkafka::message::{Headers, Message};
+use rdkafka::{Offset, TopicPartitionList};
+
+use super::compare::{compare, Comparison, Example, Problem, MAX_EXAMPLES, MAX_RECORDS};
+use super::fingerprint::{Fingerprint, OWN_HEADER_PREFIX};
+use super::report::{PartitionReport, SideStats};
+use super::Route;
+use crate::config::ClusterSpec;
+use crate::error::{Error, Result};
+use crate::kafka;
+
+/// Reads one partition at a time of one cluster, as fingerprints, from the beginning to the
+/// end marked by partition-EOF. Assign only: its throwaway `group.id` is never joined and
+/// nothing is committed.
+pub(super) struct Reader {
+    pub(super) consumer: BaseConsumer,
+    side: &'static str,
+    cluster: String,
+    timeout: Duration,
+    topic: String,
+    partition: i32,
+    eof: bool,
+}
+
+impl Reader {
+    pub(super) fn new(spec: &ClusterSpec, side: &'static str, timeout: Duration) -> Result<Reader> {
+        let mut c = ClientConfig::new();
+        // Defaults the user may change: a bounded prefetch, and short empty fetches (some
+        // brokers hold an empty fetch for the full wait, which would delay every partition end).
+        c.set("queued.max.messages.kbytes", "16384");
+        c.set("fetch.wait.max.ms", "100");
+        // Both sides are read in lockstep, so one side's queue is often full while the other
+        // catches up: retry such a partition soon, not after librdkafka's default second.
+        c.set("fetch.queue.backoff.ms", "10");
+        for (k, v) in &spec.properties {
+            c.set(k, v);
+        }
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        c.set("bootstrap.servers", &spec.bootstrap)
+            .set(
+                "group.id",
+                format!("kreplicate-verify-{}-{nanos}", std::process::id()),
+            )
+            .set("enable.partition.eof", "true")
+            .set("isolation.level", "read_committed")
+            .set("enable.auto.commit", "false")
+            .set("enable.auto.offset.store", "false")
+            // Records deleted under the reader (retention) must not be skipped silently.
+            .set("auto.offset.reset", "error");
+        let consumer: BaseConsumer = c.create().map_err(|e| kafka::creation_error(side, e))?;
+        Ok(Reader {
+            consumer,
+            side,
+            cluster: spec.name.clone(),
+            timeout,
+            topic: String::new(),
+            partition: -1,
+            eof: true,
+        })
+    }
+
+    /// Starts reading `topic[partition]` from its first record.
+    fn open(&mut self, topic: &str, partition: i32) -> Result<()> {
+        let mut tpl = TopicPartitionList::new();
+        tpl.add_partition_offset(topic, partition, Offset::Beginning)
+            .and_then(|()| self.consumer.assign(&tpl))
+            .map_err(|e| {
+                Error::usage(format!(
+                    "{} cluster '{}': cannot read {topic}[{partition}]: {e}",
+                    self.side, self.cluster
+                ))
+            })?;
+        self.topic = topic.to_string();
+        self.partition = partition;
+        self.eof = false;
+        Ok(())
+    }
+
+    fn error(&self, what: impl std::fmt::Display) -> Error {
+        Error::usage(format!(
+            "{} cluster '{}': reading {}[{}]: {what}",
+            self.side, self.cluster, self.topic, self.partition
+        ))
+    }
+
+    /// The next record's fingerprint, or None at the end of the partition. Errors when the
+    /// broker gives neither a record nor the end within the timeout.
+    fn next(&mut self) -> Result<Option<Fingerprint>> {
+        if self.eof {
+            return Ok(None);
+        }
+        let mut deadline: Option<Instant> = None;
+        let mut last_error: Option<String> = None;
+        loop {
+            match self.consumer.poll(Duration::from_millis(100)) {
+                Some(Ok(m)) => {
+                    if m.partition() != self.partition || m.topic() != self.topic {
+                        continue;
+                    }
+                    let headers = m.headers();
+                    let fp = Fingerprint::of(
+                        m.offset(),
+                        m.key(),
+                        m.payload(),
+                        headers
+                            .into_iter()
+                            .flat_map(|h| h.iter().map(|h| (h.key, h.value))),
+                        m.timestamp().to_millis(),
+                        |k| k.starts_with(OWN_HEADER_PREFIX),
+                    );
+                    return Ok(Some(fp));
+                }
+                Some(Err(KafkaError::PartitionEOF(p))) if p == self.partition => {
+                    self.eof = true;
+                    return Ok(None);
+                }
+                Some(Err(KafkaError::PartitionEOF(_))) => {}
+                Some(Err(KafkaError::MessageConsumption(
+                    code @ (RDKafkaErrorCode::OffsetOutOfRange | RDKafkaErrorCode::AutoOffsetReset),
+                ))) => {
+                    return Err(self.error(format!(
+                        "{code}: records were deleted while verify read them (retention?); run it again"
+                    )));
+                }
+                Some(Err(KafkaError::MessageConsumption(
+                    code @ (RDKafkaErrorCode::UnknownTopicOrPartition
+                    | RDKafkaErrorCode::UnknownTopic
+                    | RDKafkaErrorCode::TopicAuthorizationFailed
+                    | RDKafkaErrorCode::GroupAuthorizationFailed),
+                ))) => return Err(self.error(code)),
+                Some(Err(KafkaError::MessageConsumptionFatal(code))) => {
+                    return Err(self.error(format!("fatal consumer error: {code}")));
+                }
+                Some(Err(e)) => last_error = Some(e.to_string()),
+                None => {}
+            }
+            let deadline = *deadline.get_or_insert_with(|| Instant::now() + self.timeout);
+            if Instant::now() >= deadline {
+                let why = last_error.map_or(String::new(), |e| format!(" (last error: {e})"));
+                return Err(self.error(format!(
+                    "no record and no end of partition within {:?}{why}; check the cluster or raise --timeout",
+                    self.timeout
+                )));
+            }
+        }
+    }
+
+    /// Every fingerprint of `topic[partition]`.
+    fn read_all(&mut self, topic: &str, partition: i32) -> Result<Vec<Fingerprint>> {
+        self.open(topic, partition)?;
+        let mut out = Vec::new();
+        while let Some(fp) = self.next()? {
+            if out.len() >= MAX_RECORDS {
+                return Err(self.error(format!(
+                    "more than {MAX_RECORDS} records in one partition differ, more than verify can compare"
+                )));
+            }
+            out.push(fp);
+        }
+        out.shrink_to_fit();
+        Ok(out)
+    }
+
+    /// Count, offsets and digest of `topic[partition]`, plus its first few fingerprints.
+    fn scan(&mut self, topic: &str, partition: i32) -> Result<(SideStats, Vec<Fingerprint>)> {
+        self.open(topic, partition)?;
+        let mut stats = SideStats::default();
+        let mut first = Vec::new();
+        while let Some(fp) = self.next()? {
+            stats.add(&fp);
+            if first.len() < MAX_EXAMPLES {
+                first.push(fp);
+            }
+        }
+        Ok((stats, first))
+    }
+}
+
+/// Compares one partition (see the [`verify`](super) module doc for the two phases and their
+/// memory).
+pub(super) fn verify_partition(
+    src: &mut Reader,
+    tgt: &mut Reader,
+    route: &Route,
+    partition: i32,
+    accept_duplicates: bool,
+) -> Result<PartitionReport> {
+    let row = |s: Option<SideStats>,
+               t: Option<SideStats>,
+               c: Comparison,
+               ok: bool,
+               note: Option<String>| {
+        PartitionReport {
+            topic: route.source.clone(),
+            target_topic: route.target.clone(),
+            partition,
+            source_count: s.map_or(0, |s| s.count),
+            target_count: t.map_or(0, |t| t.count),
+            source_offsets: s.and_then(|s| s.offsets),
+            target_offsets: t.and_then(|t| t.offsets),
+            missing: c.missing,
+            extra: c.extra,
+            duplicates: c.duplicates,
+            reordered: c.reordered,
+            altered: c.altered,
+            status: if ok { "OK" } else { "DIFF" },
+            source_digest: s.map(|s| s.digest.hex()),
+            target_digest: t.map(|t| t.digest.hex()),
+            note,
+            examples: c.examples,
+        }
+    };
+    let in_source = partition < route.source_partitions;
+    let in_target = partition < route.target_partitions;
+    if in_source && in_target {
+        src.open(&route.source, partition)?;
+        tgt.open(&route.target, partition)?;
+        let (mut s, mut t) = (SideStats::default(), SideStats::default());
+        loop {
+            match (src.next()?, tgt.next()?) {
+                (None, None) => {
+                    return Ok(row(Some(s), Some(t), Comparison::default(), true, None))
+                }
+                (Some(a), Some(b)) if a.same_record(&b) => {
+                    s.add(&a);
+                    t.add(&b);
+                }
+                _ => break,
+            }
+        }
+        // They differ: compare the whole partition from its fingerprints, reading both
+        // sides again from the start, at the same time.
+        let (s, t) = std::thread::scope(|scope| {
+            let source = scope.spawn(|| src.read_all(&route.source, partition));
+            let t = tgt.read_all(&route.target, partition);
+            let s = source
+                .join()
+                .unwrap_or_else(|_| Err(Error::usage("internal error: the source reader failed")));
+            (s, t)
+        });
+        let (s, t) = (s?, t?);
+        let c = compare(&s, &t);
+        let ok = c.is_exact(accept_duplicates);
+        return Ok(row(
+            Some(SideStats::of(&s)),
+            Some(SideStats::of(&t)),
+            c,
+            ok,
+            None,
+        ));
+    }
+    if in_source {
+        let (s, first) = src.scan(&route.source, partition)?;
+        let c = Comparison {
+            missing: s.count,
+            examples: first
+                .iter()
+                .map(|fp| Example {
+                    kind: Problem::Missing,
+                    source_offset: Some(fp.offset),
+                    target_offset: None,
+                    detail: "not in the target".into(),
+                })
+                .collect(),
+            ..Comparison::default()
+        };
+        let note = format!(
+            "partition {partition} does not exist on the target ('{}' has {} partitions, '{}' has {})",
+            route.target, route.target_partitions, route.source, route.source_partitions
+        );
+        // A missing partition is a difference even when the source partition is empty.
+        return Ok(row(Some(s), None, c, false, Some(note)));
+    }
+    let (t, first) = tgt.scan(&route.target, partition)?;
+    let c = Comparison {
+        extra: t.count,
+        examples: first
+            .iter()
+            .map(|fp| Example {
+                kind: Problem::Extra,
+                source_offset: None,
+                target_offset: Some(fp.offset),
+                detail: "in a partition the source does not have".into(),
+            })
+            .collect(),
+        ..Comparison::default()
+    };
+    let note = format!(
+        "partition {partition} exists only on the target ('{}' has {} partitions, '{}' has {}); it must be empty",
+        route.target, route.target_partitions, route.source, route.source_partitions
+    );
+    let ok = t.count == 0;
+    Ok(row(None, Some(t), c, ok, Some(note)))
+}
