@@ -47,7 +47,7 @@ _kreplicate() {
 
     case "${cmd}" in
         kreplicate)
-            opts="-X -q -v -h -V --from --to --topics --rename --config --from-property --to-property --guarantee --group --until-caught-up --json --start --on-gap --create-topics --replication-factor --delivery-timeout --timeout --commit-interval --shard --txn-max-records --txn-max-bytes --txn-max-time --quiet --verbose --help --version demo verify generate help"
+            opts="-X -q -v -h -V --from --to --topics --rename --config --from-property --to-property --guarantee --group --until-caught-up --json --start --on-gap --create-topics --replication-factor --delivery-timeout --timeout --commit-interval --join-timeout --shard --txn-max-records --txn-max-bytes --txn-max-time --quiet --verbose --help --version demo verify generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -114,6 +114,10 @@ _kreplicate() {
                     return 0
                     ;;
                 --commit-interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --join-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -34,6 +34,7 @@ set edit:completion:arg-completer[kreplicate] = {|@words|
             cand --delivery-timeout 'Longest wait for one record''s acknowledgement by the target before the run fails (e.g. 500ms, 30s, 2m) [default: 2m]'
             cand --timeout 'Longest wait for a broker request at start (metadata, topic checks) [default: 30s]'
             cand --commit-interval 'How often verified positions are committed to the source group [default: 5s]'
+            cand --join-timeout 'Longest wait for the consumer group to assign partitions (at start and after a rebalance) before the run fails with exit 1; --shard needs no group join [default: 2m]'
             cand --shard 'Own static shard I of N of the source partitions instead of sharing them through the consumer group: no group join to wait for and no rebalances; positions are still read from and committed to --group. Run each shard exactly once. exactly-once always owns a shard (default 1/1), and each shard has its own transactional identity'
             cand --txn-max-records 'exactly-once: commit a transaction after this many records [default: 200000]'
             cand --txn-max-bytes 'exactly-once: commit a transaction after this many key + value bytes (e.g. 32MiB) [default: 128MiB]'

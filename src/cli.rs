@@ -132,6 +132,11 @@ pub struct CopyArgs {
     #[arg(long, value_name = "DURATION")]
     pub commit_interval: Option<String>,
 
+    /// Longest wait for the consumer group to assign partitions (at start and after a
+    /// rebalance) before the run fails with exit 1; --shard needs no group join [default: 2m]
+    #[arg(long, value_name = "DURATION")]
+    pub join_timeout: Option<String>,
+
     /// Own static shard I of N of the source partitions instead of sharing them through the
     /// consumer group: no group join to wait for and no rebalances; positions are still read
     /// from and committed to --group. Run each shard exactly once. exactly-once always owns a

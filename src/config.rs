@@ -49,6 +49,7 @@ pub struct Defaults {
     pub delivery_timeout: Option<String>,
     pub timeout: Option<String>,
     pub commit_interval: Option<String>,
+    pub join_timeout: Option<String>,
     pub create_topics: Option<bool>,
     pub replication_factor: Option<i32>,
     pub shard: Option<String>,
@@ -118,6 +119,8 @@ pub struct RunOptions {
     /// Bound on broker requests made at start and on commits.
     pub timeout: Duration,
     pub commit_interval: Duration,
+    /// Bound on waiting for the group to assign partitions.
+    pub join_timeout: Duration,
     pub create_topics: bool,
     pub replication_factor: Option<i32>,
     /// The static shard this process owns (`--shard`). Without one, `none` and
@@ -176,7 +179,31 @@ pub fn parse_file(text: &str) -> std::result::Result<FileConfig, String> {
     if text.trim().is_empty() {
         return Ok(FileConfig::default());
     }
-    serde_yaml::from_str(text).map_err(|e| e.to_string())
+    serde_yaml::from_str(text).map_err(|e| hide_value(&e.to_string()))
+}
+
+/// serde quotes the offending value in type errors (`invalid type: string "sasl.password=…",
+/// expected a map`); keep the path, the kind of value and the position, never the value.
+fn hide_value(msg: &str) -> String {
+    for marker in ["invalid type: ", "invalid value: "] {
+        let Some(at) = msg.find(marker) else { continue };
+        let start = at + marker.len();
+        // The last ", expected" is serde's own: the value may contain that text too.
+        let Some(len) = msg[start..].rfind(", expected") else {
+            continue;
+        };
+        let kind = msg[start..start + len]
+            .split(['"', '`', '\''])
+            .next()
+            .unwrap_or_default()
+            .trim();
+        return format!(
+            "{}{kind} (value not shown){}",
+            &msg[..start],
+            &msg[start + len..]
+        );
+    }
+    msg.to_string()
 }
 
 /// The clusters and topics of a run, from flags over the config file's defaults.
@@ -292,10 +319,17 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
         "commit-interval",
         Duration::from_secs(5),
     )?;
+    let join_timeout = duration(
+        &args.join_timeout,
+        &d.join_timeout,
+        "join-timeout",
+        Duration::from_secs(120),
+    )?;
     for (name, v) in [
         ("delivery-timeout", delivery_timeout),
         ("timeout", timeout),
         ("commit-interval", commit_interval),
+        ("join-timeout", join_timeout),
     ] {
         if v.is_zero() {
             return Err(Error::usage(format!("--{name} must be greater than zero")));
@@ -352,6 +386,7 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
         delivery_timeout,
         timeout,
         commit_interval,
+        join_timeout,
         create_topics: args.create_topics || d.create_topics.unwrap_or(false),
         replication_factor,
         shard,
@@ -464,10 +499,23 @@ pub fn parse_properties(items: &[String], flag: &str) -> Result<Vec<(String, Str
         .iter()
         .map(|item| match item.split_once('=') {
             Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.to_string())),
-            _ => Err(Error::usage(format!(
-                "{flag} '{}': expected key=value",
-                item.split_once('=').map_or(item.as_str(), |(k, _)| k)
-            ))),
+            // Without '=' there is no telling key from value (`sasl.password:hunter2`): name
+            // only the leading key-like part.
+            _ => {
+                let key: String = item
+                    .trim()
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || "._-".contains(*c))
+                    .collect();
+                let named = if key.is_empty() {
+                    String::new()
+                } else {
+                    format!(" '{key}'")
+                };
+                Err(Error::usage(format!(
+                    "{flag}{named}: expected key=value (the argument is not shown: it may hold a secret)"
+                )))
+            }
         })
         .collect()
 }
@@ -583,6 +631,43 @@ mod tests {
         .unwrap();
         let err = cluster(&f, "a", "--from").unwrap_err().to_string();
         assert!(err.contains("clusters.a.properties.sasl.password"), "{err}");
+    }
+
+    #[test]
+    fn issue_13_yaml_type_errors_never_show_the_value() {
+        let err = parse_file(
+            "clusters:\n  src:\n    bootstrap: h:1\n    properties: \"sasl.password=kp-secret, expected x\"\n",
+        )
+        .unwrap_err();
+        assert!(!err.contains("kp-secret"), "{err}");
+        assert!(
+            err.contains("clusters.src.properties") && err.contains("line 4"),
+            "{err}"
+        );
+        assert!(err.contains("expected a map"), "{err}");
+        let err =
+            parse_file("clusters:\n  src:\n    bootstrap: 1234567\n    properties: 987654321\n")
+                .unwrap_err();
+        assert!(!err.contains("987654321"), "{err}");
+        // Unknown keys and enum variants are names, not values: still shown.
+        let err = parse_file("defaults:\n  guarantee: sometimes\n").unwrap_err();
+        assert!(err.contains("sometimes"), "{err}");
+    }
+
+    #[test]
+    fn issue_13_a_malformed_property_argument_is_not_echoed() {
+        let err = parse_properties(&["sasl.password:hunter2".into()], "-X/--from-property")
+            .unwrap_err()
+            .to_string();
+        assert!(!err.contains("hunter2"), "{err}");
+        assert!(
+            err.contains("'sasl.password'") && err.contains("key=value"),
+            "{err}"
+        );
+        let err = parse_properties(&[":hunter2".into()], "--to-property")
+            .unwrap_err()
+            .to_string();
+        assert!(!err.contains("hunter2"), "{err}");
     }
 
     #[test]

@@ -266,6 +266,7 @@ pub fn run(args: &DemoArgs) -> Result<(Summary, bool)> {
         delivery_timeout: Duration::from_secs(30),
         timeout: Duration::from_secs(10),
         commit_interval: Duration::from_millis(200),
+        join_timeout: Duration::from_secs(30),
         create_topics: false,
         replication_factor: None,
         shard: None,

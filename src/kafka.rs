@@ -1,12 +1,15 @@
 //! librdkafka client configs per guarantee: user properties first, then the settings the
 //! guarantee depends on, so a passthrough property can never undo them.
 
+use std::time::Duration;
+
 use rdkafka::config::ClientConfig;
+use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::KafkaError;
 
 use crate::cli::Guarantee;
 use crate::config::{ClusterSpec, RunOptions};
-use crate::error::Error;
+use crate::error::{redact_quoted, Error};
 
 /// Keys the user may not set on the source consumer, and the flag to use instead.
 const CONSUMER_OWNED: &[(&str, &str)] = &[
@@ -74,7 +77,7 @@ fn check(
         if let Some((_, required)) = safe.iter().find(|(k, _)| *k == key_norm) {
             if !same_value(key_norm, value, required) {
                 return Err(Error::usage(format!(
-                    "{side} property '{key}={value}' (from {flag} or the config file) would break the {} guarantee: remove it",
+                    "{side} property '{key}' (from {flag} or the config file) would break the {} guarantee, which needs {key_norm}={required}: remove it",
                     guarantee.as_str()
                 )));
             }
@@ -86,7 +89,7 @@ fn check(
         }
         if key == "partition.assignment.strategy" && value.contains("cooperative") {
             return Err(Error::usage(format!(
-                "{side} property '{key}={value}': the cooperative protocol is not supported; use range or roundrobin"
+                "{side} property '{key}': the cooperative protocol is not supported; use range or roundrobin"
             )));
         }
     }
@@ -216,15 +219,39 @@ pub fn admin_config(spec: &ClusterSpec) -> ClientConfig {
     c
 }
 
+/// Prints what librdkafka logged on a client that nothing polls (a metadata client): rust-rdkafka
+/// queues librdkafka's log lines on the client's main queue and prints them only when it is
+/// polled, so `-v` showed nothing about why a broker could not be reached.
+pub fn serve_logs(client: &BaseConsumer) {
+    // SAFETY: the client pointer is valid for the consumer's lifetime; the queue handle is
+    // released before returning.
+    let queued = unsafe {
+        let queue = rdkafka_sys::rd_kafka_queue_get_main(client.client().native_ptr());
+        let n = rdkafka_sys::rd_kafka_queue_length(queue);
+        rdkafka_sys::rd_kafka_queue_destroy(queue);
+        n
+    };
+    // Without group.id a consumer polls its main queue; each poll serves one event.
+    for _ in 0..queued {
+        let _ = client.poll(Duration::ZERO);
+    }
+}
+
 /// Turns a client-creation error into one usage line naming the property (never its value,
 /// which may be a secret).
 pub fn creation_error(side: &str, e: KafkaError) -> Error {
     match e {
-        KafkaError::ClientConfig(_, desc, key, _) => {
-            Error::usage(format!("{side} property '{key}': {desc}"))
+        KafkaError::ClientConfig(_, desc, key, _) => Error::usage(format!(
+            "{side} property '{key}': {}",
+            redact_quoted(&desc, &key)
+        )),
+        KafkaError::ClientCreation(msg) => {
+            Error::usage(format!("{side} client: {}", redact_quoted(&msg, "")))
         }
-        KafkaError::ClientCreation(msg) => Error::usage(format!("{side} client: {msg}")),
-        other => Error::usage(format!("{side} client: {other}")),
+        other => Error::usage(format!(
+            "{side} client: {}",
+            redact_quoted(&other.to_string(), "")
+        )),
     }
 }
 

@@ -48,6 +48,21 @@ pub struct Progress {
     pub committed: AtomicU64,
     /// Records between the read positions and the partition ends; -1 until known.
     pub lag: AtomicI64,
+    /// What the run waits for before it can copy (e.g. a group's assignment), if anything.
+    pub waiting: Mutex<Option<String>>,
+}
+
+impl Progress {
+    pub fn set_waiting(&self, what: Option<String>) {
+        *self.waiting.lock().unwrap_or_else(|e| e.into_inner()) = what;
+    }
+
+    pub fn waiting(&self) -> Option<String> {
+        self.waiting
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
 }
 
 impl Default for Progress {
@@ -58,6 +73,7 @@ impl Default for Progress {
             assigned: AtomicU64::new(0),
             committed: AtomicU64::new(0),
             lag: AtomicI64::new(-1),
+            waiting: Mutex::new(None),
         }
     }
 }
@@ -568,6 +584,9 @@ struct State {
     /// The first failure that ends the run.
     failure: Option<String>,
     assigned_once: bool,
+    /// Since when the run has waited for the group to assign partitions (at start and after
+    /// a revoke); `None` while it holds an assignment.
+    waiting_since: Option<Instant>,
 }
 
 impl State {
@@ -706,12 +725,37 @@ impl Rebalancer {
             }
         };
         let mut assignment = TopicPartitionList::new();
+        // Partitions that start at `--start latest`, resolved to an offset: committed below, so
+        // that the next run starts there too instead of at a later "latest" (issue 13).
+        let mut decided = TopicPartitionList::new();
+        for elem in committed.elements() {
+            if elem.offset() == Offset::Invalid && self.start == StartPosition::Latest {
+                let (topic, partition) = (elem.topic(), elem.partition());
+                match consumer.fetch_watermarks(topic, partition, self.timeout) {
+                    Ok((_, high)) => {
+                        let _ =
+                            decided.add_partition_offset(topic, partition, Offset::Offset(high));
+                    }
+                    Err(e) => {
+                        self.shared.lock().fail(format!(
+                            "cannot find the end of {topic}[{partition}] for --start latest: {e}"
+                        ));
+                        let _ = consumer.assign(tpl);
+                        return;
+                    }
+                }
+            }
+        }
         let mut st = self.shared.lock();
         st.assigned_once = true;
+        st.waiting_since = None;
+        self.shared.progress.set_waiting(None);
         for elem in committed.elements() {
             let (topic, partition) = (elem.topic(), elem.partition());
-            let start = match elem.offset() {
-                Offset::Offset(n) => Offset::Offset(n),
+            let decided_at = decided.find_partition(topic, partition).map(|e| e.offset());
+            let start = match (elem.offset(), decided_at) {
+                (Offset::Offset(n), _) => Offset::Offset(n),
+                (_, Some(at)) => at,
                 _ => match self.start {
                     StartPosition::Earliest => Offset::Beginning,
                     StartPosition::Latest => Offset::End,
@@ -740,6 +784,17 @@ impl Rebalancer {
             self.shared
                 .lock()
                 .fail(format!("cannot assign source partitions: {e}"));
+            return;
+        }
+        // Nothing before these positions is to be copied, under any guarantee: committing
+        // them moves no record past the contract, and makes the decision last.
+        if decided.count() > 0 {
+            match consumer.commit(&decided, CommitMode::Sync) {
+                Ok(()) => mark_committed(&self.shared, &decided),
+                Err(e) => self.shared.lock().fail(format!(
+                    "cannot commit the --start latest positions to the source group: {e}"
+                )),
+            }
         }
     }
 
@@ -779,6 +834,7 @@ impl Rebalancer {
         // assignment) nothing is assigned: --until-caught-up must not read that as "every
         // assigned partition done".
         st.assigned_once = false;
+        st.waiting_since = Some(Instant::now());
         for (source, partition) in revoked {
             st.ends.remove(&source, partition);
             let Some(target) = self.shared.target_of.get(&source) else {
@@ -917,6 +973,7 @@ impl Acked {
             self.copy(stop);
         } else {
             let topics: Vec<&str> = self.routes.iter().map(|r| r.source.as_str()).collect();
+            self.shared.lock().waiting_since = Some(Instant::now());
             if let Err(e) = self.consumer.subscribe(&topics) {
                 self.shared
                     .lock()
@@ -977,6 +1034,7 @@ impl Acked {
     fn copy(&self, stop: &AtomicBool) {
         let mut last_commit = Instant::now();
         let mut last_lag = Instant::now();
+        let mut last_join_note = Instant::now();
         let mut warner = Warner::default();
         let mut since_poll = 0u32;
         while !stop.load(Ordering::Relaxed) {
@@ -998,6 +1056,9 @@ impl Acked {
                 }
                 Polled::Idle => {
                     self.producer.poll(Duration::ZERO);
+                    if !self.joined(&mut last_join_note) {
+                        return;
+                    }
                     if self.opts.until_caught_up && self.caught_up() {
                         log::info!("caught up with every assigned partition");
                         return;
@@ -1013,7 +1074,12 @@ impl Acked {
                     self.shared.lock().fail(msg);
                     return;
                 }
-                Polled::Transient(e) => warner.warn(&self.opts.from.name, &e),
+                Polled::Transient(e) => {
+                    warner.warn(&self.opts.from.name, &e);
+                    if !self.joined(&mut last_join_note) {
+                        return;
+                    }
+                }
             }
             if last_commit.elapsed() >= self.opts.commit_interval {
                 self.commit(CommitMode::Async);
@@ -1093,6 +1159,35 @@ impl Acked {
             }
             Err(e) => Some(e),
         }
+    }
+
+    /// While the group has not assigned partitions: says so (progress display, and every 5 s at
+    /// `-v`), and fails the run once `--join-timeout` passed. False when the run failed.
+    fn joined(&self, last_note: &mut Instant) -> bool {
+        let Some(since) = self.shared.lock().waiting_since else {
+            return true;
+        };
+        let waited = since.elapsed();
+        let group = &self.opts.group;
+        if waited > self.opts.join_timeout {
+            self.shared.lock().fail(format!(
+                "consumer group '{group}' assigned no partitions within --join-timeout {:?}: its coordinator did not complete the join (a rebalance that does not end, or a stuck member); nothing was copied or committed meanwhile. Rerun, raise --join-timeout, or use --shard 1/1 to read without joining the group",
+                self.opts.join_timeout
+            ));
+            return false;
+        }
+        self.shared
+            .progress
+            .set_waiting(Some(format!("joining group '{group}'")));
+        if last_note.elapsed() >= Duration::from_secs(5) {
+            log::info!(
+                "waiting for group '{group}' to assign partitions: {:.0} s of --join-timeout {:?}",
+                waited.as_secs_f64(),
+                self.opts.join_timeout
+            );
+            *last_note = Instant::now();
+        }
+        true
     }
 
     /// True once the group assigned partitions and every one of them reached its end.

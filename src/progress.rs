@@ -70,6 +70,11 @@ fn tick(bar: &ProgressBar, p: &Progress, stop: &AtomicBool) {
             };
         }
         last = (Instant::now(), records);
+        if let Some(what) = p.waiting() {
+            bar.set_message(format!("{what}…"));
+            bar.tick();
+            continue;
+        }
         let lag = p.lag.load(Ordering::Relaxed);
         let lag = if lag >= 0 {
             format!("  {} to go", count(lag as u64))
@@ -132,6 +137,8 @@ impl log::Log for StderrLog {
         {
             return;
         }
+        // rust-rdkafka starts librdkafka's lines with the target's name again.
+        let msg = msg.strip_prefix("librdkafka: ").unwrap_or(&msg);
         say(&format!("kreplicate: {} {}: {msg}", r.level(), r.target()));
     }
     fn flush(&self) {}

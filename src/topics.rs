@@ -77,7 +77,9 @@ pub fn metadata(
     let client: BaseConsumer = kafka::admin_config(spec)
         .create()
         .map_err(|e| kafka::creation_error(side, e))?;
-    let topics = topic_partitions(&client, timeout).map_err(|e| {
+    let topics = topic_partitions(&client, timeout);
+    kafka::serve_logs(&client);
+    let topics = topics.map_err(|e| {
         Error::usage(format!(
             "cannot reach the {side} cluster '{}' within {timeout:?}: {e}; check {flag}",
             spec.name

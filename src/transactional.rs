@@ -14,14 +14,15 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::hash::Hasher;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use rdkafka::client::ClientContext;
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::{BorrowedMessage, Header, Headers, Message, OwnedHeaders};
-use rdkafka::producer::{BaseProducer, Producer, PurgeConfig};
+use rdkafka::producer::{BaseProducer, DeliveryResult, Producer, ProducerContext, PurgeConfig};
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::cli::StartPosition;
@@ -144,6 +145,96 @@ pub fn resume_position<'a>(
         .map(NextOffset::after)
 }
 
+/// Transactions aborted one after the other, with none committed between them, after which
+/// the run fails with the last error instead of retrying again.
+pub const MAX_ABORTS_IN_A_ROW: u32 = 5;
+
+/// A source record the target refused.
+#[derive(Clone, Debug)]
+struct Refusal {
+    /// Source topic (empty until known), target topic, partition, source offset.
+    source: String,
+    target: String,
+    partition: i32,
+    offset: i64,
+    code: Option<RDKafkaErrorCode>,
+    error: String,
+}
+
+impl Refusal {
+    fn same_record_and_error(&self, other: &Refusal) -> bool {
+        (self.target.as_str(), self.partition, self.offset, self.code)
+            == (
+                other.target.as_str(),
+                other.partition,
+                other.offset,
+                other.code,
+            )
+    }
+}
+
+/// Refusals seen in this run. A record refused again with the same error after a rewind will
+/// be refused for good (too large, against the target's policy, not authorised): retrying it
+/// would abort and rewind forever.
+#[derive(Debug, Default)]
+struct Refusals(Vec<Refusal>);
+
+impl Refusals {
+    /// Remembers `r`; true when the same record was refused with the same error before.
+    fn seen_again(&mut self, r: &Refusal) -> bool {
+        if self.0.iter().any(|old| old.same_record_and_error(r)) {
+            return true;
+        }
+        if self.0.len() >= 64 {
+            self.0.remove(0);
+        }
+        self.0.push(r.clone());
+        false
+    }
+}
+
+/// Producer context: keeps the first failed delivery of the open transaction, which names the
+/// record the target refused (the delivery opaque is its source offset).
+#[derive(Default)]
+pub struct Reports(Mutex<Option<Refusal>>);
+
+impl Reports {
+    fn take(&self) -> Option<Refusal> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+}
+
+impl ClientContext for Reports {}
+
+impl ProducerContext for Reports {
+    type DeliveryOpaque = usize;
+
+    fn delivery(&self, result: &DeliveryResult<'_>, source_offset: usize) {
+        let Err((e, m)) = result else { return };
+        let code = e.rdkafka_error_code();
+        // Purged by an abort: a consequence, not a cause.
+        if matches!(
+            code,
+            Some(RDKafkaErrorCode::PurgeQueue | RDKafkaErrorCode::PurgeInflight)
+        ) {
+            return;
+        }
+        let mut first = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if first.is_none() {
+            *first = Some(Refusal {
+                source: String::new(),
+                target: m.topic().to_string(),
+                partition: m.partition(),
+                offset: source_offset as i64,
+                code,
+                error: e.to_string(),
+            });
+        }
+    }
+}
+
+type TxnProducer = BaseProducer<Reports>;
+
 /// One owned source partition.
 #[derive(Debug)]
 struct Owned {
@@ -167,11 +258,13 @@ pub struct Exactly {
     opts: RunOptions,
     progress: Arc<Progress>,
     consumer: BaseConsumer,
-    producer: BaseProducer,
+    producer: TxnProducer,
     parts: BTreeMap<(String, i32), Owned>,
     ends: Ends,
     txn: Txn,
     failure: Option<String>,
+    refusals: Refusals,
+    aborts_in_a_row: u32,
     transactional_id: String,
     scratch: Scratch,
 }
@@ -207,8 +300,8 @@ impl Exactly {
         let consumer: BaseConsumer = consumer_cfg
             .create()
             .map_err(|e| kafka::creation_error("source", e))?;
-        let producer: BaseProducer = producer_cfg
-            .create()
+        let producer: TxnProducer = producer_cfg
+            .create_with_context(Reports::default())
             .map_err(|e| kafka::creation_error("target", e))?;
         warm_up(&producer, &routes, opts.timeout)?;
         progress
@@ -223,6 +316,8 @@ impl Exactly {
             ends: Ends::default(),
             txn: Txn::default(),
             failure: None,
+            refusals: Refusals::default(),
+            aborts_in_a_row: 0,
             transactional_id: shard.transactional_id(&opts.group),
             scratch: Scratch::default(),
         })
@@ -284,6 +379,9 @@ impl Exactly {
         );
         let fallback = self.group_positions();
         let mut tpl = TopicPartitionList::new();
+        // `--start latest` resolved to offsets and committed to the group, where the next run
+        // finds them while the target holds nothing of ours (issue 13).
+        let mut decided = TopicPartitionList::new();
         self.ends = Ends::default();
         for ((topic, partition), owned) in self.parts.iter_mut() {
             let key = (topic.clone(), *partition);
@@ -294,7 +392,19 @@ impl Exactly {
                 (None, Some(&n)) => Offset::Offset(n),
                 (None, None) => match self.opts.start {
                     StartPosition::Earliest => Offset::Beginning,
-                    StartPosition::Latest => Offset::End,
+                    StartPosition::Latest => {
+                        let (_, high) = self
+                            .consumer
+                            .fetch_watermarks(topic, *partition, self.opts.timeout)
+                            .map_err(|e| {
+                                format!(
+                                    "cannot find the end of {topic}[{partition}] for --start latest: {e}"
+                                )
+                            })?;
+                        let _ =
+                            decided.add_partition_offset(topic, *partition, Offset::Offset(high));
+                        Offset::Offset(high)
+                    }
                 },
             };
             owned.committed = found.get(&key).copied();
@@ -303,7 +413,16 @@ impl Exactly {
                 .map_err(|e| format!("cannot assign {topic}[{partition}]: {e}"))?;
             self.ends.insert(topic, *partition, start);
         }
-        assign(&self.consumer, &tpl).map_err(|e| format!("cannot assign source partitions: {e}"))
+        assign(&self.consumer, &tpl)
+            .map_err(|e| format!("cannot assign source partitions: {e}"))?;
+        if decided.count() > 0 {
+            self.consumer
+                .commit(&decided, CommitMode::Sync)
+                .map_err(|e| {
+                    format!("cannot commit the --start latest positions to the source group: {e}")
+                })?;
+        }
+        Ok(())
     }
 
     /// The group's committed positions for the owned partitions (for lag monitoring; used
@@ -463,8 +582,8 @@ impl Exactly {
                         &msg,
                     );
                     drop(msg);
-                    if let Err(e) = sent {
-                        self.abort_and_rewind(&e);
+                    if let Err((e, refused)) = sent {
+                        self.abort_and_rewind(&e, refused.map(|r| *r));
                     }
                     since_poll += 1;
                     // Serve delivery reports regularly without a call per record.
@@ -527,6 +646,7 @@ impl Exactly {
                     .bytes
                     .fetch_add(self.txn.bytes, Ordering::Relaxed);
                 self.txn = Txn::default();
+                self.aborts_in_a_row = 0;
                 let mut tpl = TopicPartitionList::new();
                 for ((t, p), o) in self.parts.iter_mut() {
                     if let Some(sent) = o.sent.take() {
@@ -549,7 +669,7 @@ impl Exactly {
                 true
             }
             Err(KafkaError::Transaction(e)) if e.txn_requires_abort() => {
-                self.abort_and_rewind(&KafkaError::Transaction(e));
+                self.abort_and_rewind(&KafkaError::Transaction(e), None);
                 false
             }
             Err(e) => {
@@ -563,28 +683,27 @@ impl Exactly {
                         | RDKafkaErrorCode::InvalidProducerEpoch
                 ));
                 let hint = if fenced {
-                    format!(
-                        "; another instance with the same identity ('{}', from --group and --shard) may have taken over",
-                        self.transactional_id
-                    )
+                    "; another instance with the same identity (from --group and --shard) may have taken over"
                 } else {
-                    String::new()
+                    ""
                 };
                 self.failure = Some(format!(
-                    "exactly-once: committing a transaction on the target failed: {e}{hint}; nothing of it is visible to read_committed readers"
+                    "exactly-once: committing a transaction on the target as '{}' failed: {e}{hint}; nothing of it is visible to read_committed readers",
+                    self.transactional_id
                 ));
                 false
             }
         }
     }
 
-    /// An abortable error: abort the open transaction and continue from what the target shows.
-    fn abort_and_rewind(&mut self, cause: &KafkaError) {
-        let fatal = matches!(cause, KafkaError::Transaction(e) if e.is_fatal());
-        if fatal {
+    /// An abortable error: abort the open transaction and continue from what the target shows,
+    /// unless the target refused the same record before (it will again), or too many
+    /// transactions in a row were aborted. `refused` is the record whose send failed, if any.
+    fn abort_and_rewind(&mut self, cause: &KafkaError, refused: Option<Refusal>) {
+        let id = &self.transactional_id;
+        if matches!(cause, KafkaError::Transaction(e) if e.is_fatal()) {
             self.failure = Some(format!(
-                "exactly-once: fatal producer error: {cause}; another instance with the same identity ('{}') may have taken over",
-                self.transactional_id
+                "exactly-once: fatal producer error as '{id}': {cause}; another instance with the same identity may have taken over"
             ));
             return;
         }
@@ -598,11 +717,37 @@ impl Exactly {
             self.producer.purge(PurgeConfig::default().queue());
             let _ = flush(&self.producer, self.opts.delivery_timeout);
             if let Err(e) = self.producer.abort_transaction(self.opts.timeout) {
-                self.failure = Some(format!("exactly-once: aborting a transaction failed: {e}"));
+                self.failure = Some(format!(
+                    "exactly-once: aborting a transaction as '{id}' failed: {e}"
+                ));
                 return;
             }
         }
         self.txn = Txn::default();
+        // Every report of the aborted transaction was served: the first failure is its cause.
+        if let Some(mut r) = self.producer.context().take().or(refused) {
+            if r.source.is_empty() {
+                r.source = self
+                    .parts
+                    .iter()
+                    .find(|((_, p), o)| *p == r.partition && o.target == r.target)
+                    .map_or_else(|| r.target.clone(), |((t, _), _)| t.clone());
+            }
+            if self.refusals.seen_again(&r) {
+                self.failure = Some(format!(
+                    "exactly-once: the target refused {}[{}] offset {} (-> {}) again after a rewind: {}; it will refuse it every time (record too large for the target, against its policy, or not authorised), so nothing from it on in that partition was committed. Fix the target (e.g. its message.max.bytes) and rerun",
+                    r.source, r.partition, r.offset, r.target, r.error
+                ));
+                return;
+            }
+        }
+        self.aborts_in_a_row += 1;
+        if self.aborts_in_a_row >= MAX_ABORTS_IN_A_ROW {
+            self.failure = Some(format!(
+                "exactly-once: {MAX_ABORTS_IN_A_ROW} transactions in a row were aborted as '{id}' without one committed; the last after: {cause}"
+            ));
+            return;
+        }
         if let Err(msg) = self.rewind() {
             self.failure = Some(msg);
         }
@@ -611,12 +756,12 @@ impl Exactly {
 
 /// Sends one record inside the open transaction (opening one if needed), with its origin.
 fn forward(
-    producer: &BaseProducer,
+    producer: &TxnProducer,
     parts: &mut BTreeMap<(String, i32), Owned>,
     txn: &mut Txn,
     scratch: &mut Scratch,
     msg: &BorrowedMessage<'_>,
-) -> std::result::Result<(), KafkaError> {
+) -> std::result::Result<(), (KafkaError, Option<Box<Refusal>>)> {
     scratch.key.0.clear();
     scratch.key.0.push_str(msg.topic());
     scratch.key.1 = msg.partition();
@@ -624,7 +769,7 @@ fn forward(
         return Ok(());
     };
     if !txn.open {
-        producer.begin_transaction()?;
+        producer.begin_transaction().map_err(|e| (e, None))?;
         *txn = Txn {
             open: true,
             started: Some(Instant::now()),
@@ -644,7 +789,7 @@ fn forward(
             key: ORIGIN_HEADER,
             value: Some(scratch.origin.as_bytes()),
         });
-    let mut record = copy_record(msg, &owned.target, Some(headers), ());
+    let mut record = copy_record(msg, &owned.target, Some(headers), msg.offset() as usize);
     loop {
         match producer.send(record) {
             Ok(()) => break,
@@ -652,7 +797,17 @@ fn forward(
                 record = r;
                 await_reports(producer);
             }
-            Err((e, _)) => return Err(e),
+            Err((e, _)) => {
+                let refused = Refusal {
+                    source: scratch.key.0.clone(),
+                    target: owned.target.clone(),
+                    partition: msg.partition(),
+                    offset: msg.offset(),
+                    code: e.rdkafka_error_code(),
+                    error: e.to_string(),
+                };
+                return Err((e, Some(Box::new(refused))));
+            }
         }
     }
     owned.sent = Some(NextOffset::after(msg.offset()));
@@ -725,6 +880,34 @@ mod tests {
         // transaction markers): the newest origin decides.
         let recs = vec![o("t/2/1001"), o("t/2/1003"), o("t/2/1010")];
         assert_eq!(resume_position(recs, "t", 2), Some(NextOffset::at(1011)));
+    }
+
+    fn refusal(offset: i64, code: RDKafkaErrorCode) -> Refusal {
+        Refusal {
+            source: "t".into(),
+            target: "b.t".into(),
+            partition: 0,
+            offset,
+            code: Some(code),
+            error: code.to_string(),
+        }
+    }
+
+    #[test]
+    fn issue_13_a_record_refused_twice_with_the_same_error_is_refused_for_good() {
+        let mut seen = Refusals::default();
+        let big = RDKafkaErrorCode::MessageSizeTooLarge;
+        assert!(!seen.seen_again(&refusal(5, big)));
+        // Another record, or the same record with another error: not yet.
+        assert!(!seen.seen_again(&refusal(6, big)));
+        assert!(!seen.seen_again(&refusal(5, RDKafkaErrorCode::PolicyViolation)));
+        assert!(seen.seen_again(&refusal(5, big)));
+        // Bounded memory: the oldest refusals are forgotten first.
+        for o in 100..200 {
+            seen.seen_again(&refusal(o, big));
+        }
+        assert!(!seen.seen_again(&refusal(5, big)));
+        assert!(seen.seen_again(&refusal(199, big)));
     }
 
     #[test]

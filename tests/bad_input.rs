@@ -269,3 +269,51 @@ fn help_and_version() {
     assert_eq!(run.code, 0);
     assert!(run.stdout.contains("librdkafka 2."), "{}", run.stdout);
 }
+
+/// Issue 13: `-v` shows librdkafka's own log lines when a broker cannot be reached at start
+/// (they were queued on the metadata client and never printed).
+#[test]
+fn issue_13_verbose_shows_librdkafka_lines_for_an_unreachable_broker() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .to_string();
+    let run = kr::wait(
+        kr::spawn(&[
+            "--from",
+            &closed,
+            "--to",
+            &closed,
+            "--topics",
+            "t",
+            "--timeout",
+            "2s",
+            "-v",
+        ]),
+        Duration::from_secs(60),
+    );
+    assert_ne!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr.contains("librdkafka")
+            && run
+                .stderr
+                .contains(&format!("Connect to ipv4#{closed} failed")),
+        "{}",
+        run.stderr
+    );
+    let quiet = kr::wait(
+        kr::spawn(&[
+            "--from",
+            &closed,
+            "--to",
+            &closed,
+            "--topics",
+            "t",
+            "--timeout",
+            "2s",
+        ]),
+        Duration::from_secs(60),
+    );
+    assert_eq!(quiet.stderr.trim().lines().count(), 1, "{}", quiet.stderr);
+}

@@ -350,3 +350,111 @@ fn issue_5_an_abort_with_records_in_flight_serves_their_reports() {
     // committed is not checked, only that the copy is exact.
     assert_exact(&ab, &bb, 2);
 }
+
+/// Regression (issue 13, item 2): a record the target refuses at every try made an
+/// exactly-once run abort, rewind and retry forever. The second refusal of the same record
+/// ends the run with exit 1 naming it, and nothing at or after it is committed.
+#[test]
+fn issue_13_a_record_the_target_always_refuses_ends_the_run_naming_it() {
+    // The producer's own size check refuses the record when it is sent.
+    let a = Tansu::start("refused-a");
+    let b = Tansu::start("refused-b");
+    common::create_topic(&a.bootstrap, "t", 2);
+    common::create_topic(&b.bootstrap, "t", 2);
+    let mut recs = kr::records(20, 2, "small");
+    recs.push(Rec {
+        partition: 0,
+        value: Some(vec![b'x'; 30_000]),
+        ..Rec::default()
+    });
+    recs.extend(kr::records(20, 2, "after"));
+    let offsets = common::produce(&a.bootstrap, "t", &recs);
+    let big = offsets[20].1;
+    let started = Instant::now();
+    let run = kr::wait(
+        kr::spawn(&eos_args(
+            &a.bootstrap,
+            &b.bootstrap,
+            &[
+                "--until-caught-up",
+                "--json",
+                "--to-property",
+                "message.max.bytes=20000",
+            ],
+        )),
+        Duration::from_secs(90),
+    );
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(started.elapsed() < Duration::from_secs(60));
+    let last = run.stderr.trim().lines().last().unwrap_or_default();
+    assert!(
+        last.contains(&format!("t[0] offset {big}")) && last.contains("refused"),
+        "the error names the record: {last}"
+    );
+    assert!(
+        run.stderr.matches("aborting the open transaction").count() <= 2,
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.json()["status"], "failed");
+    let origins: Vec<String> = common::read_all(&b.bootstrap, "t")
+        .iter()
+        .filter(|g| g.partition == 0)
+        .filter_map(|g| {
+            g.headers
+                .iter()
+                .find(|(k, _)| k == ORIGIN)
+                .and_then(|(_, v)| v.clone())
+        })
+        .map(|v| String::from_utf8_lossy(&v).into_owned())
+        .collect();
+    assert!(
+        origins
+            .iter()
+            .all(|o| o.rsplit('/').next().unwrap().parse::<i64>().unwrap() < big),
+        "nothing at or after the refused record is on the target: {origins:?}"
+    );
+}
+
+/// The same defect through delivery reports: the target broker refuses every Produce request
+/// (as a broker with a smaller message.max.bytes does). Exit 1 naming the first record.
+#[test]
+fn issue_13_a_target_that_refuses_every_delivery_ends_the_run_naming_the_record() {
+    let (_a, b, ab, bb) = mock_pair(100);
+    b.cluster().unwrap().request_errors(
+        RDKafkaApiKey::Produce,
+        &[RDKafkaRespErr::RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE; 500],
+    );
+    let started = Instant::now();
+    let run = kr::wait(
+        kr::spawn(&eos_args(&ab, &bb, &["--until-caught-up", "--json"])),
+        Duration::from_secs(90),
+    );
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(started.elapsed() < Duration::from_secs(60));
+    let last = run.stderr.trim().lines().last().unwrap_or_default();
+    assert!(
+        last.contains("refused t[")
+            && last.contains("offset 0")
+            && last.contains("message.max.bytes"),
+        "{last}"
+    );
+    assert_eq!(run.json()["records"], 0);
+    assert_eq!(common::committed(&ab, "g", "t", 2), vec![-1, -1]);
+}
+
+/// Issue 13: a producer fenced while it adds partitions to its transaction fails the run, and
+/// the error names the transactional.id that was fenced.
+#[test]
+fn issue_13_a_fenced_transaction_names_the_transactional_id() {
+    let (_a, b, ab, bb) = mock_pair(100);
+    b.cluster().unwrap().request_errors(
+        RDKafkaApiKey::AddPartitionsToTxn,
+        &[RDKafkaRespErr::RD_KAFKA_RESP_ERR_PRODUCER_FENCED; 3],
+    );
+    let run = kr::run(&eos_args(&ab, &bb, &["--until-caught-up"]));
+    assert_eq!(run.code, 1, "{run:?}");
+    let last = run.stderr.trim().lines().last().unwrap_or_default();
+    assert!(last.contains("'g.shard-1-of-1'"), "{last}");
+    assert_eq!(common::committed(&ab, "g", "t", 2), vec![-1, -1]);
+}

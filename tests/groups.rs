@@ -436,3 +436,114 @@ fn a_membership_lost_before_the_final_commit_commits_nothing_and_says_why() {
     // Copied, though: the next run's duplicates are the whole cost.
     kr::assert_complete(&ab, &bb, "t", "t", 2);
 }
+
+/// Regression (issue 13, item 1): `--start latest` on a group with no committed position
+/// resolves "latest" once, and that decision must outlive the run. A partition that received
+/// nothing during the first run kept no committed position, so the next run chose "latest"
+/// again and silently skipped every record written between the runs.
+#[test]
+fn issue_13_start_latest_is_committed_so_the_next_run_copies_what_arrived_in_between() {
+    let a = Tansu::start("latest-a");
+    let b = Tansu::start("latest-b");
+    for guarantee in ["at-least-once", "none", "exactly-once"] {
+        let topic = format!("t-{guarantee}");
+        let group = format!("g-{guarantee}");
+        common::create_topic(&a.bootstrap, &topic, 4);
+        common::create_topic(&b.bootstrap, &topic, 4);
+        // Before the first run: not to be copied under --start latest.
+        common::produce(&a.bootstrap, &topic, &kr::records(40, 2, "old"));
+        let run = || {
+            let mut v = vec![
+                "--from",
+                a.bootstrap.as_str(),
+                "--to",
+                b.bootstrap.as_str(),
+                "--topics",
+                topic.as_str(),
+                "--group",
+                group.as_str(),
+                "--start",
+                "latest",
+                "--guarantee",
+                guarantee,
+                "--until-caught-up",
+                "--json",
+            ];
+            v.extend_from_slice(&FAST_GROUP);
+            let run = kr::run(&v);
+            assert_eq!(run.code, 0, "{guarantee}: {run:?}");
+            run
+        };
+        run();
+        let committed = common::committed(&a.bootstrap, &group, &topic, 4);
+        assert!(
+            committed.iter().all(|&c| c >= 0),
+            "{guarantee}: the first run committed where it decided to start: {committed:?}"
+        );
+        // Written while no run is active, also on partitions that had nothing before.
+        let new: Vec<common::Rec> = kr::records(80, 4, "between");
+        common::produce(&a.bootstrap, &topic, &new);
+        run();
+        let got: Vec<common::Rec> = common::read_all(&b.bootstrap, &topic)
+            .iter()
+            .map(|g| {
+                let mut r = g.to_rec();
+                r.headers.retain(|(k, _)| k != "kreplicate.origin");
+                r
+            })
+            .collect();
+        for r in &new {
+            assert!(
+                got.contains(r),
+                "{guarantee}: a record written between the runs is missing on the target: {r:?}"
+            );
+        }
+    }
+}
+
+/// Regression (issue 13, item 4): a group whose coordinator never completes the join left an
+/// `--until-caught-up` run waiting forever, silently. The wait is bounded by --join-timeout,
+/// said at -v while it lasts, and ends with exit 1 naming the group and --shard.
+#[test]
+fn issue_13_a_group_join_that_never_completes_fails_after_the_join_timeout() {
+    let a = MockKafka::start(1).unwrap();
+    let b = MockKafka::start(1).unwrap();
+    a.create_topic("t", 2).unwrap();
+    b.create_topic("t", 2).unwrap();
+    let (ab, bb) = (a.bootstrap().unwrap(), b.bootstrap().unwrap());
+    common::produce(&ab, "t", &kr::records(40, 2, "j"));
+    // Every SyncGroup answered "rebalance in progress": the join never completes.
+    a.cluster().unwrap().request_errors(
+        RDKafkaApiKey::SyncGroup,
+        &[RDKafkaRespErr::RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS; 2000],
+    );
+    let started = Instant::now();
+    let run = kr::wait(
+        kr::spawn(&mock_args(
+            &ab,
+            &bb,
+            &["--until-caught-up", "--join-timeout", "6s", "--json"],
+        )),
+        Duration::from_secs(60),
+    );
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert!(
+        run.stderr
+            .contains("waiting for group 'g' to assign partitions"),
+        "-v says what it waits for: {}",
+        run.stderr
+    );
+    let last = run.stderr.trim().lines().last().unwrap_or_default();
+    assert!(
+        last.contains("group 'g'") && last.contains("--join-timeout") && last.contains("--shard"),
+        "{last}"
+    );
+    assert_eq!(run.json()["status"], "failed");
+    assert_eq!(common::committed(&ab, "g", "t", 2), vec![-1, -1]);
+    assert!(common::read_all(&bb, "t").is_empty(), "nothing copied");
+}
