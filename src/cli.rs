@@ -1,9 +1,14 @@
-//! Command-line definitions (clap derive).
+//! Command-line definitions (clap derive) for every subcommand, and the generated man page
+//! and completions. Imports only the run's vocabulary (`options`).
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
-use serde::Deserialize;
+use clap::{Args, Parser, Subcommand};
+
+use crate::options::{GapPolicy, Guarantee, StartPosition};
+
+/// Environment variable naming the config file (below `--config`, above the default path).
+pub const CONFIG_ENV: &str = "KREPLICATE_CONFIG";
 
 const EXAMPLES: &str = "\
 Examples:
@@ -56,7 +61,7 @@ pub enum Command {
     Demo(DemoArgs),
     /// Compare source and target partition by partition: counts, offset ranges and a digest
     /// of key, value, headers and timestamp in order; exit 0 when the target is an exact copy
-    Verify(crate::verify::VerifyArgs),
+    Verify(VerifyArgs),
     /// Write the man page and shell completions (man/, completions/) under DIR
     #[command(hide = true)]
     Generate {
@@ -189,7 +194,7 @@ pub struct EndpointArgs {
     pub rename: Option<String>,
 
     /// YAML config file [default: $XDG_CONFIG_HOME/kreplicate/config.yaml]
-    #[arg(long, value_name = "FILE", env = crate::config::CONFIG_ENV, hide_env_values = true)]
+    #[arg(long, value_name = "FILE", env = CONFIG_ENV, hide_env_values = true)]
     pub config: Option<PathBuf>,
 
     /// librdkafka property for the source clients (repeatable), e.g. -X fetch.max.bytes=1048576
@@ -201,49 +206,26 @@ pub struct EndpointArgs {
     pub to_property: Vec<String>,
 }
 
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum, Deserialize, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Guarantee {
-    /// Fastest: offsets are committed as records are read; records may be lost on failure
-    None,
-    /// Commit only what the target acknowledged; duplicates possible after a failure
-    #[default]
-    AtLeastOnce,
-    /// Transactional copy; the target holds the positions; read_committed readers of the
-    /// target see every record once
-    ExactlyOnce,
-}
+/// Flags of `kreplicate verify`.
+#[derive(Debug, Default, Args)]
+pub struct VerifyArgs {
+    #[command(flatten)]
+    pub ends: EndpointArgs,
 
-impl Guarantee {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Guarantee::None => "none",
-            Guarantee::AtLeastOnce => "at-least-once",
-            Guarantee::ExactlyOnce => "exactly-once",
-        }
-    }
-}
+    /// Print one JSON object on stdout instead of the table
+    #[arg(long)]
+    pub json: bool,
 
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum, Deserialize, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum StartPosition {
-    /// The oldest record still in the source
-    #[default]
-    Earliest,
-    /// Only records written after the run starts
-    Latest,
-}
+    /// Report duplicates (as left by at-least-once reruns) but still exit 0 when every source
+    /// record is in the target and, keeping each record's last copy, in source order
+    #[arg(long)]
+    pub accept_duplicates: bool,
 
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum, Deserialize, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum GapPolicy {
-    /// Stop with exit 1 and name the partition and offsets
-    #[default]
-    Fail,
-    /// Continue from the oldest record still in the source
-    Earliest,
-    /// Continue from the newest record of the source
-    Latest,
+    /// Longest wait for a broker: metadata at start, and the next record or end of a
+    /// partition while reading (e.g. 500ms, 30s, 2m) [default: defaults.timeout in the config
+    /// file, else 30s]
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<String>,
 }
 
 /// `--version` text: ours and the librdkafka we are built with.

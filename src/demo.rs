@@ -14,11 +14,14 @@ use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer, Prod
 use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
 use rdkafka::{Offset, TopicPartitionList};
 
-use crate::cli::{DemoArgs, GapPolicy, Guarantee, StartPosition};
-use crate::config::{ClusterSpec, RunOptions, TopicSelection};
+use crate::cli::DemoArgs;
+use crate::engine::Replicator;
 use crate::error::{Error, Result};
 use crate::mock::MockKafka;
-use crate::pipeline::{Progress, Replicator, Summary};
+use crate::options::{
+    ClusterSpec, GapPolicy, Guarantee, RunOptions, StartPosition, TopicSelection,
+};
+use crate::report::{Counters, Summary};
 
 const TOPIC: &str = "demo.orders";
 const PARTITIONS: i32 = 3;
@@ -274,7 +277,7 @@ pub fn run(args: &DemoArgs) -> Result<(Summary, bool)> {
         txn_max_bytes: 1 << 20,
         txn_max_time: Duration::from_millis(500),
     };
-    let progress = Arc::new(Progress::default());
+    let progress = Arc::new(Counters::default());
     let replicator = Replicator::prepare(&opts, progress.clone())?;
     let mock_b = b.cluster()?;
     mock_b

@@ -22,20 +22,34 @@ impl Error {
         Error::Failed(msg.to_string())
     }
 
-    /// Exit codes of design §2: 1 replication failed, 2 usage or configuration error.
-    /// (0 is success, 130 an interrupt by a second signal: neither is an `Error`.)
-    pub fn exit_code(&self) -> i32 {
+    pub fn exit(&self) -> Exit {
         match self {
-            Error::Usage(_) => 2,
-            Error::Failed(_) => 1,
+            Error::Usage(_) => Exit::Usage,
+            Error::Failed(_) => Exit::Failed,
         }
     }
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// Exit code for a run stopped by a second SIGINT/SIGTERM.
-pub const EXIT_INTERRUPTED: i32 = 130;
+/// Exit codes, by who must act.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// Done: caught up, stopped by a first signal after committing, or an exact copy (verify).
+    Done = 0,
+    /// The run failed and a rerun may succeed (or verify found differences).
+    Failed = 1,
+    /// A person must change the command line or the config; nothing was copied or committed.
+    Usage = 2,
+    /// A second SIGINT/SIGTERM: exited at once, nothing more committed.
+    Interrupted = 130,
+}
+
+impl Exit {
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+}
 
 /// A library's message with every double-quoted part except `keep` replaced by `"…"`:
 /// librdkafka quotes property values (`Invalid value "x" for configuration property "k"`),

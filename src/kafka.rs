@@ -1,5 +1,6 @@
 //! librdkafka client configs per guarantee: user properties first, then the settings the
-//! guarantee depends on, so a passthrough property can never undo them.
+//! guarantee depends on, so a passthrough property can never undo them. Also the read-only
+//! reader, metadata clients, and client-creation errors that never show a property's value.
 
 use std::time::Duration;
 
@@ -7,9 +8,8 @@ use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::KafkaError;
 
-use crate::cli::Guarantee;
-use crate::config::{ClusterSpec, RunOptions};
 use crate::error::{redact_quoted, Error};
+use crate::options::{ClusterSpec, GapPolicy, Guarantee, RunOptions};
 
 /// Keys the user may not set on the source consumer, and the flag to use instead.
 const CONSUMER_OWNED: &[(&str, &str)] = &[
@@ -157,9 +157,9 @@ pub fn consumer_config(opts: &RunOptions) -> Result<ClientConfig, Error> {
     c.set(
         "auto.offset.reset",
         match opts.on_gap {
-            crate::cli::GapPolicy::Fail => "error",
-            crate::cli::GapPolicy::Earliest => "earliest",
-            crate::cli::GapPolicy::Latest => "latest",
+            GapPolicy::Fail => "error",
+            GapPolicy::Earliest => "earliest",
+            GapPolicy::Latest => "latest",
         },
     );
     match opts.guarantee {
@@ -207,9 +207,41 @@ pub fn producer_config(opts: &RunOptions) -> Result<ClientConfig, Error> {
         }
     }
     if opts.guarantee == Guarantee::ExactlyOnce {
-        crate::transactional::configure(opts, &mut c)?;
+        transactional(opts, &mut c)?;
     }
     Ok(c)
+}
+
+/// The producer settings exactly-once depends on (applied after the user's).
+fn transactional(opts: &RunOptions, producer: &mut ClientConfig) -> Result<(), Error> {
+    let shard = opts.shard.unwrap_or_default();
+    producer.set("transactional.id", shard.transactional_id(&opts.group));
+    // Longer than any transaction: its time bound plus the commit's own wait.
+    let timeout = opts.txn_max_time + opts.delivery_timeout + Duration::from_secs(30);
+    if timeout > Duration::from_secs(900) {
+        return Err(Error::usage(
+            "--txn-max-time plus --delivery-timeout must stay under 870s (the broker's transaction.max.timeout.ms)",
+        ));
+    }
+    producer.set("transaction.timeout.ms", timeout.as_millis().to_string());
+    Ok(())
+}
+
+/// A read-only consumer of one cluster (verify's readers, exactly-once's tail reader): `defaults`
+/// first (the user may change them), then the user's properties, then what reading to a
+/// partition's end as a `read_committed` reader needs. It never commits.
+pub fn reader_config(spec: &ClusterSpec, group: &str, defaults: &[(&str, &str)]) -> ClientConfig {
+    let mut c = ClientConfig::new();
+    for (k, v) in defaults {
+        c.set(*k, *v);
+    }
+    apply_cluster(&mut c, spec);
+    c.set("group.id", group)
+        .set("enable.partition.eof", "true")
+        .set("isolation.level", "read_committed")
+        .set("enable.auto.commit", "false")
+        .set("enable.auto.offset.store", "false");
+    c
 }
 
 /// A plain client for metadata and admin requests on one cluster.

@@ -1,20 +1,40 @@
 //! kreplicate: copy Kafka topics between clusters with a delivery contract.
 //!
-//! The binary is a thin wrapper over [`run_cli`]; tests drive [`pipeline::Replicator`]
-//! directly or the built binary.
+//! The binary is a thin wrapper over [`run_cli`]. Layers, each importing only layers below it:
+//! 1. `lib` parses, dispatches, prints and maps the outcome to an [`error::Exit`]; nothing
+//!    imports `lib`, `demo` or `verify`.
+//! 2. `engine` picks one of two engines, `acked` (none, at-least-once) or `transactional`
+//!    (exactly-once), which never import each other; `verify` compares the two sides and
+//!    never imports an engine.
+//! 3. `source` (assign, classify a poll, ends, gaps, lag) and `target` (record mapping, one
+//!    send path, flush) serve the engines, `source` also `verify`; they never import each other.
+//!    `report` counts and summarises a run; `progress` shows it on the terminal.
+//! 4. `topics` checks clusters and topics through `kafka` (client settings), which takes the
+//!    run's vocabulary from `options`; `config` turns `cli` flags and the YAML into `options`;
+//!    `cli` imports only `options`.
+//! 5. Leaves import nothing of the crate but other leaves: `error`, `offsets`, `origin`,
+//!    `shard`, `mock`.
 
-pub mod cli;
-pub mod config;
-pub mod demo;
+mod cli;
+mod config;
+mod demo;
+mod engine;
 pub mod error;
-pub mod kafka;
+mod kafka;
 pub mod mock;
-pub mod offsets;
-pub mod pipeline;
-pub mod progress;
-pub mod topics;
-pub mod transactional;
-pub mod verify;
+mod offsets;
+mod options;
+mod origin;
+mod progress;
+mod report;
+pub mod shard;
+mod source;
+mod target;
+mod topics;
+mod verify;
+
+/// The config file parser, for tests that check the README's example.
+pub use config::parse_file;
 
 use std::ffi::OsString;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,11 +43,12 @@ use std::sync::Arc;
 use clap::FromArgMatches;
 
 use cli::{Cli, Command};
-use error::{Error, EXIT_INTERRUPTED};
-use pipeline::{Progress, Replicator, Summary};
+use engine::Replicator;
+use error::{Error, Exit};
+use report::{Counters, Summary};
 
 /// Parses arguments, runs, prints, and returns the process exit code.
-pub fn run_cli<I, T>(args: I) -> i32
+pub fn run_cli<I, T>(args: I) -> Exit
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
@@ -43,7 +64,7 @@ where
         Some(Command::Demo(args)) => run_demo(args),
         Some(Command::Verify(args)) => verify::run(args),
         Some(Command::Generate { dir }) => cli::generate(dir)
-            .map(|()| 0)
+            .map(|()| Exit::Done)
             .map_err(|e| Error::usage(format!("cannot write into {}: {e}", dir.display()))),
         None => run_copy(&cli.copy),
     };
@@ -51,38 +72,38 @@ where
         Ok(code) => code,
         Err(e) => {
             eprintln!("kreplicate: error: {}", one_line(&e.to_string()));
-            e.exit_code()
+            e.exit()
         }
     }
 }
 
 /// clap prints help and version itself; errors become one line and exit 2.
-fn clap_error(e: clap::Error) -> i32 {
+fn clap_error(e: clap::Error) -> Exit {
     use clap::error::ErrorKind;
     match e.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
             let _ = e.print();
-            0
+            Exit::Done
         }
         _ => {
             let text = e.to_string();
             let first = text.lines().next().unwrap_or("bad arguments");
             let first = first.strip_prefix("error: ").unwrap_or(first);
             eprintln!("kreplicate: error: {first} (see kreplicate --help)");
-            2
+            Exit::Usage
         }
     }
 }
 
-fn run_demo(args: &cli::DemoArgs) -> Result<i32, Error> {
+fn run_demo(args: &cli::DemoArgs) -> Result<Exit, Error> {
     let (summary, ok) = demo::run(args)?;
     if args.json {
         print_json(&summary);
     }
-    Ok(if ok { 0 } else { 1 })
+    Ok(if ok { Exit::Done } else { Exit::Failed })
 }
 
-fn run_copy(args: &cli::CopyArgs) -> Result<i32, Error> {
+fn run_copy(args: &cli::CopyArgs) -> Result<Exit, Error> {
     let (path, required) = config::config_path(args.ends.config.as_deref());
     let file = config::load_file(path.as_deref(), required)?;
     let opts = config::resolve(args, &file)?;
@@ -97,7 +118,7 @@ fn run_copy(args: &cli::CopyArgs) -> Result<i32, Error> {
     let quiet = args.quiet;
     runtime.block_on(async {
         watch_signals(stop.clone())?;
-        let progress = Arc::new(Progress::default());
+        let progress = Arc::new(Counters::default());
         // librdkafka calls block: keep them off the async workers.
         let summary = tokio::task::spawn_blocking(move || -> Result<Summary, Error> {
             let replicator = Replicator::prepare(&opts, progress.clone())?;
@@ -111,7 +132,7 @@ fn run_copy(args: &cli::CopyArgs) -> Result<i32, Error> {
         .await
         .map_err(|e| Error::failed(format!("the replication thread failed: {e}")))??;
         report(&summary, args.json, quiet);
-        Ok(summary.exit_code())
+        Ok(summary.exit())
     })
 }
 
@@ -131,7 +152,7 @@ fn watch_signals(stop: Arc<AtomicBool>) -> Result<(), Error> {
             }
             if stop.swap(true, Ordering::SeqCst) {
                 progress::say("kreplicate: second signal: exiting now without committing");
-                std::process::exit(EXIT_INTERRUPTED);
+                std::process::exit(Exit::Interrupted.code().into());
             }
             progress::say(
                 "kreplicate: stopping: flushing, verifying and committing (signal again to exit at once)",

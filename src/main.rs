@@ -1,3 +1,3 @@
-fn main() {
-    std::process::exit(kreplicate::run_cli(std::env::args_os()));
+fn main() -> std::process::ExitCode {
+    kreplicate::run_cli(std::env::args_os()).code().into()
 }

@@ -139,17 +139,20 @@ impl PartitionTracker {
         self.committed
     }
 
+    #[cfg(test)]
     pub fn failure(&self) -> Option<&Failure> {
         self.failure.as_ref()
     }
 
     /// Records sent whose fate is not settled in the verified prefix (in flight, or stuck
     /// behind an unacknowledged or failed record).
+    #[cfg(test)]
     pub fn unsettled(&self) -> usize {
         self.pending.len()
     }
 
     /// Records still waiting for a delivery report.
+    #[cfg(test)]
     pub fn in_flight(&self) -> usize {
         self.pending
             .iter()

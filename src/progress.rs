@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::pipeline::Progress;
+use crate::report::Counters;
 
 /// The bar currently drawn, if any: `say` prints above it instead of through it.
 static ACTIVE: Mutex<Option<ProgressBar>> = Mutex::new(None);
@@ -30,7 +30,7 @@ pub struct Live {
 }
 
 /// Starts the display when stderr is a terminal and `quiet` is off.
-pub fn start(progress: Arc<Progress>, quiet: bool) -> Option<Live> {
+pub fn start(progress: Arc<Counters>, quiet: bool) -> Option<Live> {
     if quiet || !std::io::stderr().is_terminal() {
         return None;
     }
@@ -52,7 +52,7 @@ pub fn start(progress: Arc<Progress>, quiet: bool) -> Option<Live> {
     })
 }
 
-fn tick(bar: &ProgressBar, p: &Progress, stop: &AtomicBool) {
+fn tick(bar: &ProgressBar, p: &Counters, stop: &AtomicBool) {
     let mut last = (Instant::now(), 0u64);
     let mut rate = 0.0f64;
     while !stop.load(Ordering::Relaxed) {

@@ -9,9 +9,10 @@ use rdkafka::client::DefaultClientContext;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 
-use crate::config::{ClusterSpec, RunOptions, TopicSelection};
 use crate::error::{Error, Result};
 use crate::kafka;
+use crate::options::{ClusterSpec, RunOptions, TopicSelection};
+use crate::shard::Shard;
 
 /// A source topic and where it goes.
 #[derive(Debug, Clone)]
@@ -65,6 +66,23 @@ pub fn check(opts: &RunOptions) -> Result<Vec<Route>> {
         create_topics(opts, &missing, &target_meta)?;
     }
     Ok(routes)
+}
+
+/// The source partitions of `routes` this shard owns; a usage error when it owns none.
+pub fn owned<'r>(shard: &Shard, routes: &'r [Route]) -> Result<Vec<(&'r Route, i32)>> {
+    let owned: Vec<(&Route, i32)> = routes
+        .iter()
+        .flat_map(|r| (0..r.partitions).map(move |p| (r, p)))
+        .filter(|(r, p)| shard.owns(&r.source, *p))
+        .collect();
+    if owned.is_empty() {
+        let total: i32 = routes.iter().map(|r| r.partitions).sum();
+        return Err(Error::usage(format!(
+            "--shard {}/{} owns none of the {total} source partitions: use fewer shards",
+            shard.index, shard.count
+        )));
+    }
+    Ok(owned)
 }
 
 /// A metadata client for one side, and topic → partition count for every topic there.

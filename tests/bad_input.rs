@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use crate::common::{self, Tansu};
 use crate::kr;
-use kreplicate::transactional::Shard;
+use kreplicate::shard::Shard;
 
 fn assert_usage_error(args: &[&str], expect: &str) {
     let started = Instant::now();

@@ -57,8 +57,7 @@ fn readme_config_reference_matches_the_parser() {
         .and_then(|s| s.split("```").next())
         .expect("the config section has a yaml example");
     std::env::set_var("KAFKA_PROD_PASSWORD", "secret");
-    let file =
-        kreplicate::config::parse_file(yaml).unwrap_or_else(|e| panic!("README example: {e}"));
+    let file = kreplicate::parse_file(yaml).unwrap_or_else(|e| panic!("README example: {e}"));
     assert!(!file.clusters.is_empty());
     let defaults = serde_yaml::to_value(&file.defaults).unwrap();
     let unset: Vec<String> = defaults

@@ -10,6 +10,7 @@ use super::fingerprint::Fingerprint;
 
 /// Upper bound on the bytes [`compare`] and its input take per record (see the
 /// [`verify`](super) module doc).
+#[cfg(test)]
 pub const BYTES_PER_RECORD: usize = 48;
 
 /// Concrete problems listed per partition, at most.
@@ -96,7 +97,7 @@ pub const MAX_RECORDS: usize = (u32::MAX - 3) as usize;
 ///   source records left over are **missing**.
 ///
 /// Memory: besides the inputs (32 bytes per record), at most 13 bytes per source record and
-/// 13 per target record (32-bit index arrays and bitsets), within [`BYTES_PER_RECORD`].
+/// 13 per target record (32-bit index arrays and bitsets), within `BYTES_PER_RECORD`.
 /// Inputs longer than [`MAX_RECORDS`] are an error of the caller (checked while reading).
 pub fn compare(source: &[Fingerprint], target: &[Fingerprint]) -> Comparison {
     let n = source.len();
@@ -342,6 +343,12 @@ mod tests {
 
     fn kinds(c: &Comparison) -> Vec<Problem> {
         c.examples.iter().map(|e| e.kind).collect()
+    }
+
+    #[test]
+    fn a_fingerprint_and_its_index_entries_fit_the_documented_bound() {
+        // 32-bit index arrays and bitsets: 13 bytes per record besides the fingerprint.
+        assert!(std::mem::size_of::<Fingerprint>() + 13 <= BYTES_PER_RECORD);
     }
 
     #[test]

@@ -20,7 +20,7 @@
 //!    size.
 //! 2. At the first difference, both sides of that one partition are read again from the
 //!    beginning (both at once) into fingerprint vectors and handed to [`compare`](fn@compare).
-//!    Fingerprints plus the comparison's index arrays cost at most [`BYTES_PER_RECORD`] (48)
+//!    Fingerprints plus the comparison's index arrays cost at most 48
 //!    bytes per source record plus 48 bytes per target record of that one partition (up to
 //!    64 for a moment while a vector grows), freed before the next partition. So the bound
 //!    is 48 B × (source + target records) of the largest *differing* partition: about 1 GB
@@ -41,12 +41,12 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use clap::Args;
 use rdkafka::consumer::Consumer;
 
-use crate::cli::EndpointArgs;
-use crate::config::{self, ClusterSpec, TopicSelection};
-use crate::error::{Error, Result};
+use crate::cli::VerifyArgs;
+use crate::config;
+use crate::error::{Error, Exit, Result};
+use crate::options::{ClusterSpec, TopicSelection};
 use crate::topics;
 
 mod compare;
@@ -54,35 +54,9 @@ mod fingerprint;
 mod reader;
 mod report;
 
-pub use compare::{
-    compare, Comparison, Example, Problem, BYTES_PER_RECORD, MAX_EXAMPLES, MAX_RECORDS,
-};
-pub use fingerprint::{Fingerprint, OWN_HEADER_PREFIX};
-pub use report::{OffsetRange, PartitionReport, Report, Totals};
+use report::Report;
 
 use reader::{verify_partition, Reader};
-
-/// Flags of `kreplicate verify`.
-#[derive(Debug, Default, Args)]
-pub struct VerifyArgs {
-    #[command(flatten)]
-    pub ends: EndpointArgs,
-
-    /// Print one JSON object on stdout instead of the table
-    #[arg(long)]
-    pub json: bool,
-
-    /// Report duplicates (as left by at-least-once reruns) but still exit 0 when every source
-    /// record is in the target and, keeping each record's last copy, in source order
-    #[arg(long)]
-    pub accept_duplicates: bool,
-
-    /// Longest wait for a broker: metadata at start, and the next record or end of a
-    /// partition while reading (e.g. 500ms, 30s, 2m) [default: defaults.timeout in the config
-    /// file, else 30s]
-    #[arg(long, value_name = "DURATION")]
-    pub timeout: Option<String>,
-}
 
 /// Readers' properties kreplicate sets itself, and why the user may not.
 const OWNED: &[(&str, &str)] = &[
@@ -224,7 +198,7 @@ fn verify(opts: &Options) -> Result<Report> {
 
 /// `kreplicate verify`: exit 0 when the target holds an exact copy, 1 when it does not;
 /// errors (bad flags, unknown cluster or topic, unreachable broker) exit 2.
-pub fn run(args: &VerifyArgs) -> Result<i32> {
+pub fn run(args: &VerifyArgs) -> Result<Exit> {
     use std::io::Write;
     let opts = resolve(args)?;
     let report = verify(&opts)?;
@@ -238,5 +212,9 @@ pub fn run(args: &VerifyArgs) -> Result<i32> {
     };
     // A closed stdout (e.g. `| head`) does not change the verdict.
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
-    Ok(if report.exact { 0 } else { 1 })
+    Ok(if report.exact {
+        Exit::Done
+    } else {
+        Exit::Failed
+    })
 }

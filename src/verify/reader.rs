@@ -4,19 +4,18 @@
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
-use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::{Headers, Message};
 use rdkafka::{Offset, TopicPartitionList};
 
 use super::compare::{compare, Comparison, Example, Problem, MAX_EXAMPLES, MAX_RECORDS};
 use super::fingerprint::{Fingerprint, OWN_HEADER_PREFIX};
-use super::report::{PartitionReport, SideStats};
+use super::report::{PartitionReport, PartitionStatus, SideStats};
 use super::Route;
-use crate::config::ClusterSpec;
 use crate::error::{Error, Result};
 use crate::kafka;
+use crate::options::ClusterSpec;
+use crate::source::{classify, Polled};
 
 /// Reads one partition at a time of one cluster, as fingerprints, from the beginning to the
 /// end marked by partition-EOF. Assign only: its throwaway `group.id` is never joined and
@@ -33,31 +32,25 @@ pub(super) struct Reader {
 
 impl Reader {
     pub(super) fn new(spec: &ClusterSpec, side: &'static str, timeout: Duration) -> Result<Reader> {
-        let mut c = ClientConfig::new();
-        // Defaults the user may change: a bounded prefetch, and short empty fetches (some
-        // brokers hold an empty fetch for the full wait, which would delay every partition end).
-        c.set("queued.max.messages.kbytes", "16384");
-        c.set("fetch.wait.max.ms", "100");
-        // Both sides are read in lockstep, so one side's queue is often full while the other
-        // catches up: retry such a partition soon, not after librdkafka's default second.
-        c.set("fetch.queue.backoff.ms", "10");
-        for (k, v) in &spec.properties {
-            c.set(k, v);
-        }
         let nanos = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());
-        c.set("bootstrap.servers", &spec.bootstrap)
-            .set(
-                "group.id",
-                format!("kreplicate-verify-{}-{nanos}", std::process::id()),
-            )
-            .set("enable.partition.eof", "true")
-            .set("isolation.level", "read_committed")
-            .set("enable.auto.commit", "false")
-            .set("enable.auto.offset.store", "false")
-            // Records deleted under the reader (retention) must not be skipped silently.
-            .set("auto.offset.reset", "error");
+        let group = format!("kreplicate-verify-{}-{nanos}", std::process::id());
+        let mut c = kafka::reader_config(
+            spec,
+            &group,
+            &[
+                // A bounded prefetch, and short empty fetches (some brokers hold an empty
+                // fetch for the full wait, which would delay every partition end).
+                ("queued.max.messages.kbytes", "16384"),
+                ("fetch.wait.max.ms", "100"),
+                // Both sides are read in lockstep, so one side's queue is often full while the
+                // other catches up: retry such a partition soon, not after librdkafka's second.
+                ("fetch.queue.backoff.ms", "10"),
+            ],
+        );
+        // Records deleted under the reader (retention) must not be skipped silently.
+        c.set("auto.offset.reset", "error");
         let consumer: BaseConsumer = c.create().map_err(|e| kafka::creation_error(side, e))?;
         Ok(Reader {
             consumer,
@@ -103,8 +96,8 @@ impl Reader {
         let mut deadline: Option<Instant> = None;
         let mut last_error: Option<String> = None;
         loop {
-            match self.consumer.poll(Duration::from_millis(100)) {
-                Some(Ok(m)) => {
+            match classify(self.consumer.poll(Duration::from_millis(100))) {
+                Polled::Record(m) => {
                     if m.partition() != self.partition || m.topic() != self.topic {
                         continue;
                     }
@@ -121,29 +114,18 @@ impl Reader {
                     );
                     return Ok(Some(fp));
                 }
-                Some(Err(KafkaError::PartitionEOF(p))) if p == self.partition => {
+                Polled::End(p) if p == self.partition => {
                     self.eof = true;
                     return Ok(None);
                 }
-                Some(Err(KafkaError::PartitionEOF(_))) => {}
-                Some(Err(KafkaError::MessageConsumption(
-                    code @ (RDKafkaErrorCode::OffsetOutOfRange | RDKafkaErrorCode::AutoOffsetReset),
-                ))) => {
+                Polled::End(_) | Polled::Idle => {}
+                Polled::Gap(code) => {
                     return Err(self.error(format!(
                         "{code}: records were deleted while verify read them (retention?); run it again"
                     )));
                 }
-                Some(Err(KafkaError::MessageConsumption(
-                    code @ (RDKafkaErrorCode::UnknownTopicOrPartition
-                    | RDKafkaErrorCode::UnknownTopic
-                    | RDKafkaErrorCode::TopicAuthorizationFailed
-                    | RDKafkaErrorCode::GroupAuthorizationFailed),
-                ))) => return Err(self.error(code)),
-                Some(Err(KafkaError::MessageConsumptionFatal(code))) => {
-                    return Err(self.error(format!("fatal consumer error: {code}")));
-                }
-                Some(Err(e)) => last_error = Some(e.to_string()),
-                None => {}
+                Polled::Fatal(why) => return Err(self.error(why)),
+                Polled::Transient(e) => last_error = Some(e.to_string()),
             }
             let deadline = *deadline.get_or_insert_with(|| Instant::now() + self.timeout);
             if Instant::now() >= deadline {
@@ -214,7 +196,11 @@ pub(super) fn verify_partition(
             duplicates: c.duplicates,
             reordered: c.reordered,
             altered: c.altered,
-            status: if ok { "OK" } else { "DIFF" },
+            status: if ok {
+                PartitionStatus::Ok
+            } else {
+                PartitionStatus::Diff
+            },
             source_digest: s.map(|s| s.digest.hex()),
             target_digest: t.map(|t| t.digest.hex()),
             note,

@@ -62,8 +62,7 @@ pub struct PartitionReport {
     pub duplicates: u64,
     pub reordered: u64,
     pub altered: u64,
-    /// `OK` or `DIFF`.
-    pub status: &'static str,
+    pub status: PartitionStatus,
     /// Order-sensitive digest of the records (target without `kreplicate.*` headers); null
     /// when the partition does not exist on that side.
     pub source_digest: Option<String>,
@@ -73,9 +72,26 @@ pub struct PartitionReport {
     pub examples: Vec<Example>,
 }
 
+/// Whether a partition's copy is exact.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum PartitionStatus {
+    Ok,
+    Diff,
+}
+
+impl std::fmt::Display for PartitionStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            PartitionStatus::Ok => "OK",
+            PartitionStatus::Diff => "DIFF",
+        })
+    }
+}
+
 impl PartitionReport {
     fn ok(&self) -> bool {
-        self.status == "OK"
+        self.status == PartitionStatus::Ok
     }
 }
 
@@ -305,7 +321,7 @@ mod tests {
             duplicates: c.duplicates,
             reordered: c.reordered,
             altered: c.altered,
-            status: "DIFF",
+            status: PartitionStatus::Diff,
             source_digest: None,
             target_digest: None,
             note: None,

@@ -1,19 +1,22 @@
-//! YAML config file + flags + environment → a validated [`RunOptions`].
+//! YAML config file + flags + environment -> a validated [`RunOptions`].
 //! All serde_yaml use lives here.
+
+mod values;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use regex::Regex;
 use serde::Deserialize;
 
-use crate::cli::{CopyArgs, EndpointArgs, GapPolicy, Guarantee, StartPosition};
+use self::values::property_value;
+pub use self::values::{parse_duration, parse_properties, parse_size};
+use crate::cli::{CopyArgs, EndpointArgs, CONFIG_ENV};
 use crate::error::{Error, Result};
-use crate::transactional::Shard;
-
-/// Environment variable naming the config file (below `--config`, above the default path).
-pub const CONFIG_ENV: &str = "KREPLICATE_CONFIG";
+use crate::options::{
+    ClusterSpec, GapPolicy, Guarantee, RunOptions, StartPosition, TopicSelection,
+};
+use crate::shard::Shard;
 
 /// The config file as written by the user.
 #[derive(Debug, Default, Deserialize)]
@@ -56,88 +59,6 @@ pub struct Defaults {
     pub txn_max_records: Option<u64>,
     pub txn_max_bytes: Option<String>,
     pub txn_max_time: Option<String>,
-}
-
-/// One side of the copy.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ClusterSpec {
-    /// What the user called it: a config name or the bootstrap list.
-    pub name: String,
-    pub bootstrap: String,
-    /// Passthrough librdkafka properties, config file first, then flags.
-    pub properties: Vec<(String, String)>,
-}
-
-#[derive(Clone, Debug)]
-pub enum TopicSelection {
-    List(Vec<String>),
-    Regex(Regex),
-}
-
-impl TopicSelection {
-    pub fn parse(spec: &str) -> Result<Self> {
-        let spec = spec.trim();
-        if spec.starts_with('^') {
-            let re = Regex::new(spec).map_err(|e| {
-                // The regex crate's message spans lines; its last line says what is wrong.
-                let text = e.to_string();
-                let why = text.lines().last().unwrap_or_default();
-                let why = why.strip_prefix("error: ").unwrap_or(why);
-                Error::usage(format!("--topics: bad regex '{spec}': {why}"))
-            })?;
-            return Ok(TopicSelection::Regex(re));
-        }
-        let list: Vec<String> = spec
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(String::from)
-            .collect();
-        if list.is_empty() {
-            return Err(Error::usage(
-                "--topics is empty: give a comma list of topics or a regex starting with '^'",
-            ));
-        }
-        Ok(TopicSelection::List(list))
-    }
-}
-
-/// Everything a run needs, validated.
-#[derive(Clone, Debug)]
-pub struct RunOptions {
-    pub from: ClusterSpec,
-    pub to: ClusterSpec,
-    pub topics: TopicSelection,
-    pub guarantee: Guarantee,
-    pub rename: String,
-    pub group: String,
-    pub until_caught_up: bool,
-    pub start: StartPosition,
-    pub on_gap: GapPolicy,
-    /// Bound on one record's delivery (librdkafka `message.timeout.ms`) and on flushes.
-    pub delivery_timeout: Duration,
-    /// Bound on broker requests made at start and on commits.
-    pub timeout: Duration,
-    pub commit_interval: Duration,
-    /// Bound on waiting for the group to assign partitions.
-    pub join_timeout: Duration,
-    pub create_topics: bool,
-    pub replication_factor: Option<i32>,
-    /// The static shard this process owns (`--shard`). Without one, `none` and
-    /// `at-least-once` share the source partitions through the consumer group, and
-    /// exactly-once owns shard 1/1.
-    pub shard: Option<Shard>,
-    /// exactly-once: bounds on one transaction.
-    pub txn_max_records: u64,
-    pub txn_max_bytes: u64,
-    pub txn_max_time: Duration,
-}
-
-impl RunOptions {
-    /// The target topic name for a source topic.
-    pub fn target_topic(&self, source: &str) -> String {
-        self.rename.replace("{topic}", source)
-    }
 }
 
 /// Where the config file comes from: `--config`, then `$KREPLICATE_CONFIG`, then the default.
@@ -458,138 +379,9 @@ fn is_bootstrap_list(value: &str) -> bool {
         })
 }
 
-/// YAML scalars become librdkafka strings; `${VAR}` takes a value from the environment so
-/// secrets need not sit in the file.
-fn property_value(v: &serde_yaml::Value, path: &str) -> Result<String> {
-    let raw = match v {
-        serde_yaml::Value::String(s) => s.clone(),
-        serde_yaml::Value::Bool(b) => b.to_string(),
-        serde_yaml::Value::Number(n) => n.to_string(),
-        _ => {
-            return Err(Error::usage(format!(
-                "config: {path} must be a string, number or boolean"
-            )))
-        }
-    };
-    expand_env(&raw).map_err(|var| {
-        Error::usage(format!(
-            "config: {path} refers to ${{{var}}}, which is not set in the environment"
-        ))
-    })
-}
-
-fn expand_env(raw: &str) -> std::result::Result<String, String> {
-    let mut out = String::with_capacity(raw.len());
-    let mut rest = raw;
-    while let Some(start) = rest.find("${") {
-        let Some(len) = rest[start + 2..].find('}') else {
-            break;
-        };
-        let var = &rest[start + 2..start + 2 + len];
-        out.push_str(&rest[..start]);
-        out.push_str(&std::env::var(var).map_err(|_| var.to_string())?);
-        rest = &rest[start + 3 + len..];
-    }
-    out.push_str(rest);
-    Ok(out)
-}
-
-pub fn parse_properties(items: &[String], flag: &str) -> Result<Vec<(String, String)>> {
-    items
-        .iter()
-        .map(|item| match item.split_once('=') {
-            Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.to_string())),
-            // Without '=' there is no telling key from value (`sasl.password:hunter2`): name
-            // only the leading key-like part.
-            _ => {
-                let key: String = item
-                    .trim()
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || "._-".contains(*c))
-                    .collect();
-                let named = if key.is_empty() {
-                    String::new()
-                } else {
-                    format!(" '{key}'")
-                };
-                Err(Error::usage(format!(
-                    "{flag}{named}: expected key=value (the argument is not shown: it may hold a secret)"
-                )))
-            }
-        })
-        .collect()
-}
-
-/// `1048576`, `512KiB`, `32MiB`, `1GiB` (also KB, MB, GB as powers of 1000).
-pub fn parse_size(s: &str) -> std::result::Result<u64, String> {
-    let s = s.trim();
-    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    let (num, unit) = s.split_at(split);
-    let n: u64 = num
-        .parse()
-        .map_err(|_| "expected a size such as 1048576, 512KiB or 32MiB".to_string())?;
-    let mult: u64 = match unit.trim() {
-        "" | "B" => 1,
-        "KiB" => 1 << 10,
-        "MiB" => 1 << 20,
-        "GiB" => 1 << 30,
-        "KB" => 1000,
-        "MB" => 1_000_000,
-        "GB" => 1_000_000_000,
-        u => {
-            return Err(format!(
-                "unknown unit '{u}' (use KiB, MiB, GiB, KB, MB or GB)"
-            ))
-        }
-    };
-    n.checked_mul(mult)
-        .ok_or_else(|| "size out of range".to_string())
-}
-
-/// `500ms`, `30s`, `2m`, `1h`, or a bare number of seconds.
-pub fn parse_duration(s: &str) -> std::result::Result<Duration, String> {
-    let s = s.trim();
-    let split = s
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .unwrap_or(s.len());
-    let (num, unit) = s.split_at(split);
-    let n: f64 = num
-        .parse()
-        .map_err(|_| "expected a duration such as 500ms, 30s, 2m or 1h".to_string())?;
-    let secs = match unit.trim() {
-        "ms" => n / 1000.0,
-        "" | "s" => n,
-        "m" => n * 60.0,
-        "h" => n * 3600.0,
-        u => return Err(format!("unknown unit '{u}' (use ms, s, m or h)")),
-    };
-    if !secs.is_finite() || secs > 1e9 {
-        return Err("duration out of range".into());
-    }
-    Ok(Duration::from_secs_f64(secs))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn durations() {
-        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
-        assert_eq!(parse_duration("30").unwrap(), Duration::from_secs(30));
-        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
-        assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
-        assert!(parse_duration("5 parsecs").is_err());
-        assert!(parse_duration("").is_err());
-    }
-
-    #[test]
-    fn sizes() {
-        assert_eq!(parse_size("1000").unwrap(), 1000);
-        assert_eq!(parse_size("32MiB").unwrap(), 32 << 20);
-        assert_eq!(parse_size("2KB").unwrap(), 2000);
-        assert!(parse_size("3 furlongs").is_err());
-    }
 
     #[test]
     fn bootstrap_lists() {
@@ -655,38 +447,9 @@ mod tests {
     }
 
     #[test]
-    fn issue_13_a_malformed_property_argument_is_not_echoed() {
-        let err = parse_properties(&["sasl.password:hunter2".into()], "-X/--from-property")
-            .unwrap_err()
-            .to_string();
-        assert!(!err.contains("hunter2"), "{err}");
-        assert!(
-            err.contains("'sasl.password'") && err.contains("key=value"),
-            "{err}"
-        );
-        let err = parse_properties(&[":hunter2".into()], "--to-property")
-            .unwrap_err()
-            .to_string();
-        assert!(!err.contains("hunter2"), "{err}");
-    }
-
-    #[test]
     fn unknown_cluster_names_the_known_ones() {
         let f = parse_file("clusters:\n  prod:\n    bootstrap: h:1\n").unwrap();
         let err = cluster(&f, "prdo", "--from").unwrap_err().to_string();
         assert!(err.contains("prdo") && err.contains("prod"), "{err}");
-    }
-
-    #[test]
-    fn topic_selection() {
-        assert!(
-            matches!(TopicSelection::parse("a, b").unwrap(), TopicSelection::List(l) if l == ["a", "b"])
-        );
-        assert!(matches!(
-            TopicSelection::parse("^orders\\..*").unwrap(),
-            TopicSelection::Regex(_)
-        ));
-        assert!(TopicSelection::parse("^(").is_err());
-        assert!(TopicSelection::parse(" , ").is_err());
     }
 }

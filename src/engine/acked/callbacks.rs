@@ -1,0 +1,247 @@
+//! The at-least-once clients' callbacks: delivery reports feed the trackers; rebalances decide
+//! start positions on assign, and flush, verify and commit before a revoke lets go.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rdkafka::client::ClientContext;
+use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext};
+use rdkafka::message::Message;
+use rdkafka::producer::{BaseProducer, DeliveryResult, ProducerContext};
+use rdkafka::types::RDKafkaRespErr;
+use rdkafka::{Offset, TopicPartitionList};
+
+use super::state::{commit_list, mark_committed, Shared};
+use crate::offsets::PartitionTracker;
+use crate::options::{Guarantee, StartPosition};
+use crate::source;
+use crate::target;
+
+/// Producer context: turns delivery reports into tracker updates.
+pub(super) struct Deliveries {
+    pub(super) shared: Arc<Shared>,
+}
+
+impl ClientContext for Deliveries {}
+
+impl ProducerContext for Deliveries {
+    type DeliveryOpaque = usize;
+
+    fn delivery(&self, result: &DeliveryResult<'_>, source_offset: usize) {
+        let offset = source_offset as i64;
+        let (msg, err) = match result {
+            Ok(m) => (m, None),
+            Err((e, m)) => (m, Some(e)),
+        };
+        let (topic, partition) = (msg.topic(), msg.partition());
+        let mut st = self.shared.lock();
+        let Some(tracker) = st.parts.get_mut(topic).and_then(|p| p.get_mut(&partition)) else {
+            // Revoked although this record was in flight (the flush failed, so the run is
+            // ending): the last commit never covered it.
+            return;
+        };
+        let res = match err {
+            None => {
+                let n = msg.payload_len() + msg.key().map_or(0, <[u8]>::len);
+                self.shared.progress.records.fetch_add(1, Ordering::Relaxed);
+                self.shared
+                    .progress
+                    .bytes
+                    .fetch_add(n as u64, Ordering::Relaxed);
+                tracker.acked(offset)
+            }
+            Some(e) => tracker.failed(offset, e.to_string()),
+        };
+        if let Some(e) = err {
+            let source = self
+                .shared
+                .source_of
+                .get(topic)
+                .map_or(topic, String::as_str);
+            st.fail(format!(
+                "delivery failed: {source}[{partition}] offset {offset} → {topic}: {e}"
+            ));
+        } else if res.is_err() {
+            st.fail(format!(
+                "internal error: delivery report for {topic}[{partition}] offset {offset}, which was not in flight"
+            ));
+        }
+    }
+}
+
+pub(super) type Target = BaseProducer<Deliveries>;
+pub(super) type Source = BaseConsumer<Rebalancer>;
+
+/// Consumer context: decides start positions on assign, and commits the verified prefix
+/// of revoked partitions before letting them go.
+pub(super) struct Rebalancer {
+    pub(super) shared: Arc<Shared>,
+    pub(super) producer: Arc<Target>,
+    pub(super) guarantee: Guarantee,
+    pub(super) start: StartPosition,
+    pub(super) timeout: Duration,
+    pub(super) flush_timeout: Duration,
+}
+
+impl ClientContext for Rebalancer {}
+
+impl ConsumerContext for Rebalancer {
+    fn rebalance(
+        &self,
+        consumer: &BaseConsumer<Self>,
+        err: RDKafkaRespErr,
+        tpl: &mut TopicPartitionList,
+    ) {
+        match err {
+            RDKafkaRespErr::RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS => self.assign(consumer, tpl),
+            RDKafkaRespErr::RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS => self.revoke(consumer, tpl),
+            other => {
+                self.shared
+                    .lock()
+                    .fail(format!("consumer group rebalance failed: {other:?}"));
+                let _ = consumer.unassign();
+            }
+        }
+    }
+}
+
+impl Rebalancer {
+    pub(super) fn assign(&self, consumer: &Source, tpl: &TopicPartitionList) {
+        let committed = match consumer.committed_offsets(tpl.clone(), self.timeout) {
+            Ok(c) => c,
+            Err(e) => {
+                self.shared.lock().fail(format!(
+                    "cannot read the group's committed positions on the source: {e}"
+                ));
+                let _ = consumer.assign(tpl);
+                return;
+            }
+        };
+        let mut assignment = TopicPartitionList::new();
+        // Partitions that start at `--start latest`, resolved to an offset: committed below, so
+        // that the next run starts there too instead of at a later "latest" (issue 13).
+        let mut decided = TopicPartitionList::new();
+        for elem in committed.elements() {
+            if elem.offset() == Offset::Invalid && self.start == StartPosition::Latest {
+                let (topic, partition) = (elem.topic(), elem.partition());
+                match consumer.fetch_watermarks(topic, partition, self.timeout) {
+                    Ok((_, high)) => {
+                        let _ =
+                            decided.add_partition_offset(topic, partition, Offset::Offset(high));
+                    }
+                    Err(e) => {
+                        self.shared.lock().fail(format!(
+                            "cannot find the end of {topic}[{partition}] for --start latest: {e}"
+                        ));
+                        let _ = consumer.assign(tpl);
+                        return;
+                    }
+                }
+            }
+        }
+        let mut st = self.shared.lock();
+        st.assigned_once = true;
+        st.waiting_since = None;
+        self.shared.progress.set_waiting(None);
+        for elem in committed.elements() {
+            let (topic, partition) = (elem.topic(), elem.partition());
+            let decided_at = decided.find_partition(topic, partition).map(|e| e.offset());
+            let start = match (elem.offset(), decided_at) {
+                (Offset::Offset(n), _) => Offset::Offset(n),
+                (_, Some(at)) => at,
+                _ => match self.start {
+                    StartPosition::Earliest => Offset::Beginning,
+                    StartPosition::Latest => Offset::End,
+                },
+            };
+            if assignment
+                .add_partition_offset(topic, partition, start)
+                .is_err()
+            {
+                st.fail(format!("cannot assign {topic}[{partition}]"));
+            }
+            let Some(target) = self.shared.target_of.get(topic) else {
+                continue;
+            };
+            st.parts
+                .entry(target.clone())
+                .or_default()
+                .insert(partition, PartitionTracker::new());
+            st.ends.insert(topic, partition, start);
+        }
+        st.publish(&self.shared.progress);
+        log::info!("assigned {} source partitions", assignment.count());
+        drop(st);
+        drop(committed);
+        if let Err(e) = source::assign(consumer, &assignment) {
+            self.shared
+                .lock()
+                .fail(format!("cannot assign source partitions: {e}"));
+            return;
+        }
+        // Nothing before these positions is to be copied, under any guarantee: committing
+        // them moves no record past the contract, and makes the decision last.
+        if decided.count() > 0 {
+            match consumer.commit(&decided, CommitMode::Sync) {
+                Ok(()) => mark_committed(&self.shared, &decided),
+                Err(e) => self.shared.lock().fail(format!(
+                    "cannot commit the --start latest positions to the source group: {e}"
+                )),
+            }
+        }
+    }
+
+    pub(super) fn revoke(&self, consumer: &Source, tpl: &TopicPartitionList) {
+        let lost = consumer.assignment_lost();
+        log::info!(
+            "{} source partitions revoked{}",
+            tpl.count(),
+            if lost { " (assignment lost)" } else { "" }
+        );
+        let healthy = self.shared.lock().failure.is_none();
+        // Flush and verify before giving the partitions to another member, lost or not and
+        // under any guarantee: a delivery report served after its tracker is gone would
+        // reach the tracker of a later assignment of the same partition.
+        if healthy {
+            if let Err(e) = target::flush(&self.producer, self.flush_timeout) {
+                self.shared.lock().fail(format!(
+                    "target did not acknowledge every record within {:?} during a rebalance: {e}",
+                    self.flush_timeout
+                ));
+            }
+        }
+        let revoked: Vec<(String, i32)> = tpl
+            .elements()
+            .iter()
+            .map(|e| (e.topic().to_string(), e.partition()))
+            .collect();
+        if !lost && self.guarantee != Guarantee::None {
+            let list = commit_list(&self.shared, Some(&revoked), true);
+            // A failed commit here only means the next owner copies some records again.
+            if list.count() > 0 && consumer.commit(&list, CommitMode::Sync).is_ok() {
+                mark_committed(&self.shared, &list);
+            }
+        }
+        let mut st = self.shared.lock();
+        // Until the next assignment arrives (eager rebalance, or a rejoin after a lost
+        // assignment) nothing is assigned: --until-caught-up must not read that as "every
+        // assigned partition done".
+        st.assigned_once = false;
+        st.waiting_since = Some(Instant::now());
+        for (source, partition) in revoked {
+            st.ends.remove(&source, partition);
+            let Some(target) = self.shared.target_of.get(&source) else {
+                continue;
+            };
+            if let Some(t) = st.parts.get_mut(target).and_then(|p| p.remove(&partition)) {
+                if let (false, Some(c)) = (lost, t.committed()) {
+                    st.released.insert((source, partition), c.get());
+                }
+            }
+        }
+        st.publish(&self.shared.progress);
+        drop(st);
+        let _ = consumer.unassign();
+    }
+}

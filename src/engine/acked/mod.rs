@@ -1,0 +1,376 @@
+//! The `none` and `at-least-once` engine: one loop that polls the source, forwards records,
+//! commits verified prefixes every `--commit-interval`, and flushes, verifies and commits at
+//! the end.
+//!
+//! One blocking thread drives both clients: it polls the source consumer, hands each record
+//! to the target producer with its source offset as the delivery opaque, and serves the
+//! producer's delivery reports, which feed a [`crate::offsets::PartitionTracker`] per source partition.
+//! Rebalance callbacks run on this same thread (inside `consumer.poll`), so a revoke can
+//! flush, verify and commit without any cross-thread rendezvous.
+
+mod callbacks;
+mod state;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rdkafka::consumer::{CommitMode, Consumer};
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+use rdkafka::message::{BorrowedMessage, Message};
+use rdkafka::producer::Producer;
+use rdkafka::TopicPartitionList;
+
+use self::callbacks::{Deliveries, Rebalancer, Source, Target};
+use self::state::{commit_list, mark_committed, Shared, State};
+use crate::error::Result;
+use crate::kafka;
+use crate::offsets::NextOffset;
+use crate::options::{Guarantee, RunOptions};
+use crate::report::{Counters, Summary};
+use crate::source::{self, classify, Polled, Warner};
+use crate::target::{self, NotSent};
+use crate::topics::{self, Route};
+
+/// The `none` and `at-least-once` engine.
+pub(super) struct Acked {
+    opts: RunOptions,
+    routes: Vec<Route>,
+    /// `--shard`: these source partitions, assigned directly instead of through the group.
+    shard: Option<Vec<(String, i32)>>,
+    shared: Arc<Shared>,
+    producer: Arc<Target>,
+    consumer: Source,
+}
+
+impl Acked {
+    pub(super) fn new(
+        opts: &RunOptions,
+        routes: Vec<Route>,
+        progress: Arc<Counters>,
+        consumer_cfg: rdkafka::ClientConfig,
+        producer_cfg: rdkafka::ClientConfig,
+    ) -> Result<Self> {
+        let shard = match opts.shard {
+            Some(s) => Some(
+                topics::owned(&s, &routes)?
+                    .into_iter()
+                    .map(|(r, p)| (r.source.clone(), p))
+                    .collect(),
+            ),
+            None => None,
+        };
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State::default()),
+            progress,
+            target_of: routes
+                .iter()
+                .map(|r| (r.source.clone(), r.target.clone()))
+                .collect(),
+            source_of: routes
+                .iter()
+                .map(|r| (r.target.clone(), r.source.clone()))
+                .collect(),
+        });
+        let producer: Arc<Target> = Arc::new(
+            producer_cfg
+                .create_with_context(Deliveries {
+                    shared: shared.clone(),
+                })
+                .map_err(|e| kafka::creation_error("target", e))?,
+        );
+        target::warm_up(&producer, &routes, opts.timeout)?;
+        let consumer: Source = consumer_cfg
+            .create_with_context(Rebalancer {
+                shared: shared.clone(),
+                producer: producer.clone(),
+                guarantee: opts.guarantee,
+                start: opts.start,
+                timeout: opts.timeout,
+                flush_timeout: opts.delivery_timeout + Duration::from_secs(5),
+            })
+            .map_err(|e| kafka::creation_error("source", e))?;
+        Ok(Acked {
+            opts: opts.clone(),
+            routes,
+            shard,
+            shared,
+            producer,
+            consumer,
+        })
+    }
+
+    pub(super) fn run(self, stop: &AtomicBool) -> Summary {
+        let started = Instant::now();
+        if let Some(owned) = &self.shard {
+            // A static shard: no group membership, so no join to wait for and no
+            // rebalances; positions are still read from and committed to the group.
+            let mut tpl = TopicPartitionList::new();
+            for (topic, partition) in owned {
+                tpl.add_partition(topic, *partition);
+            }
+            self.consumer.context().assign(&self.consumer, &tpl);
+            self.copy(stop);
+        } else {
+            let topics: Vec<&str> = self.routes.iter().map(|r| r.source.as_str()).collect();
+            self.shared.lock().waiting_since = Some(Instant::now());
+            if let Err(e) = self.consumer.subscribe(&topics) {
+                self.shared
+                    .lock()
+                    .fail(format!("cannot subscribe to the source topics: {e}"));
+            } else {
+                self.copy(stop);
+            }
+        }
+        let stopped = stop.load(Ordering::SeqCst);
+        self.finish();
+        let st = self.shared.lock();
+        let mut positions: BTreeMap<(String, i32), Option<i64>> = st
+            .released
+            .iter()
+            .map(|(k, v)| (k.clone(), Some(*v)))
+            .collect();
+        // A partition with nothing new to commit still holds the group's position read at
+        // assignment (under `none`, auto-commit may have moved it since).
+        let held: HashMap<(String, i32), i64> = match self.opts.guarantee {
+            Guarantee::None => HashMap::new(),
+            _ => st
+                .ends
+                .starts()
+                .into_iter()
+                .map(|(t, p, n)| ((t, p), n))
+                .collect(),
+        };
+        for (target, parts) in &st.parts {
+            let source = self
+                .shared
+                .source_of
+                .get(target)
+                .cloned()
+                .unwrap_or_default();
+            for (&p, t) in parts {
+                let key = (source.clone(), p);
+                let committed = t
+                    .committed()
+                    .map(NextOffset::get)
+                    .or_else(|| held.get(&key).copied());
+                positions.insert(key, committed);
+            }
+        }
+        let summary = Summary::new(
+            &self.opts,
+            started,
+            stopped,
+            st.failure.clone(),
+            &self.shared.progress,
+            positions,
+        );
+        drop(st);
+        // After the summary: leaving the group revokes (and forgets) the partitions.
+        source::close(&self.consumer, self.opts.timeout);
+        summary
+    }
+
+    pub(super) fn copy(&self, stop: &AtomicBool) {
+        let mut last_commit = Instant::now();
+        let mut last_lag = Instant::now();
+        let mut last_join_note = Instant::now();
+        let mut warner = Warner::default();
+        let mut since_poll = 0u32;
+        while !stop.load(Ordering::Relaxed) {
+            if self.shared.lock().failure.is_some() {
+                return;
+            }
+            let polled = self.consumer.poll(Duration::from_millis(100));
+            match classify(polled) {
+                Polled::Record(msg) => {
+                    self.forward(&msg, stop);
+                    since_poll += 1;
+                    // Serve delivery reports and read the clock (commit interval, lag)
+                    // every 256 records rather than per record.
+                    if since_poll < 256 {
+                        continue;
+                    }
+                    self.producer.poll(Duration::ZERO);
+                    since_poll = 0;
+                }
+                Polled::Idle | Polled::End(_) => {
+                    self.producer.poll(Duration::ZERO);
+                    if !self.joined(&mut last_join_note) {
+                        return;
+                    }
+                    if self.opts.until_caught_up && self.caught_up() {
+                        log::info!("caught up with every assigned partition");
+                        return;
+                    }
+                }
+                Polled::Gap(_) => {
+                    let starts = self.shared.lock().ends.starts();
+                    let msg = source::gap_message(&self.consumer, starts, &self.opts);
+                    self.shared.lock().fail(msg);
+                    return;
+                }
+                Polled::Fatal(msg) => {
+                    let name = &self.opts.from.name;
+                    self.shared
+                        .lock()
+                        .fail(format!("source cluster '{name}': {msg}"));
+                    return;
+                }
+                Polled::Transient(e) => {
+                    warner.warn(&self.opts.from.name, &e);
+                    if !self.joined(&mut last_join_note) {
+                        return;
+                    }
+                }
+            }
+            if last_commit.elapsed() >= self.opts.commit_interval {
+                self.commit(CommitMode::Async);
+                last_commit = Instant::now();
+            }
+            if last_lag.elapsed() >= Duration::from_secs(1) {
+                if let Some(lag) = source::lag(&self.consumer) {
+                    self.shared.progress.lag.store(lag, Ordering::Relaxed);
+                }
+                last_lag = Instant::now();
+            }
+        }
+    }
+
+    /// Registers one source record with its tracker and hands it to the producer.
+    pub(super) fn forward(&self, msg: &BorrowedMessage<'_>, stop: &AtomicBool) {
+        let Some(target) = self.shared.target_of.get(msg.topic()) else {
+            return;
+        };
+        let (partition, offset) = (msg.partition(), msg.offset());
+        {
+            let mut st = self.shared.lock();
+            let Some(t) = st.parts.get_mut(target).and_then(|p| p.get_mut(&partition)) else {
+                // Fetched before a revoke took the partition away: not ours to copy.
+                return;
+            };
+            if t.sent(offset).is_err() {
+                st.fail(format!(
+                    "internal error: {}[{partition}] offset {offset} read twice",
+                    msg.topic()
+                ));
+                return;
+            }
+        }
+        let headers = msg.headers().map(|h| h.detach());
+        let record = target::copy_record(msg, target, headers, offset as usize);
+        let give_up = || stop.load(Ordering::Relaxed) || self.shared.lock().failure.is_some();
+        if let Err(NotSent::Refused(e)) = target::send(&self.producer, record, give_up) {
+            let mut st = self.shared.lock();
+            if let Some(t) = st.parts.get_mut(target).and_then(|p| p.get_mut(&partition)) {
+                let _ = t.failed(offset, e.to_string());
+            }
+            st.fail(format!(
+                "cannot produce {}[{partition}] offset {offset} to {target}: {e}",
+                msg.topic()
+            ));
+        }
+    }
+
+    /// Commits verified positions (at-least-once only: `none` relies on auto-commit).
+    pub(super) fn commit(&self, mode: CommitMode) -> Option<KafkaError> {
+        if self.opts.guarantee == Guarantee::None {
+            return None;
+        }
+        let all = matches!(mode, CommitMode::Sync);
+        let tpl = commit_list(&self.shared, None, all);
+        if tpl.count() == 0 {
+            return None;
+        }
+        match self.consumer.commit(&tpl, mode) {
+            Ok(()) => {
+                mark_committed(&self.shared, &tpl);
+                None
+            }
+            Err(e) => Some(e),
+        }
+    }
+
+    /// While the group has not assigned partitions: says so (progress display, and every 5 s at
+    /// `-v`), and fails the run once `--join-timeout` passed. False when the run failed.
+    pub(super) fn joined(&self, last_note: &mut Instant) -> bool {
+        let Some(since) = self.shared.lock().waiting_since else {
+            return true;
+        };
+        let waited = since.elapsed();
+        let group = &self.opts.group;
+        if waited > self.opts.join_timeout {
+            self.shared.lock().fail(format!(
+                "consumer group '{group}' assigned no partitions within --join-timeout {:?}: its coordinator did not complete the join (a rebalance that does not end, or a stuck member); nothing was copied or committed meanwhile. Rerun, raise --join-timeout, or use --shard 1/1 to read without joining the group",
+                self.opts.join_timeout
+            ));
+            return false;
+        }
+        self.shared
+            .progress
+            .set_waiting(Some(format!("joining group '{group}'")));
+        if last_note.elapsed() >= Duration::from_secs(5) {
+            log::info!(
+                "waiting for group '{group}' to assign partitions: {:.0} s of --join-timeout {:?}",
+                waited.as_secs_f64(),
+                self.opts.join_timeout
+            );
+            *last_note = Instant::now();
+        }
+        true
+    }
+
+    /// True once the group assigned partitions and every one of them reached its end.
+    pub(super) fn caught_up(&self) -> bool {
+        let mut st = self.shared.lock();
+        if !st.assigned_once {
+            return false;
+        }
+        match st.ends.check(&self.consumer, &self.opts) {
+            Ok(done) => done,
+            Err(msg) => {
+                st.fail(msg);
+                false
+            }
+        }
+    }
+
+    /// Flush, verify, commit.
+    pub(super) fn finish(&self) {
+        log::info!("flushing, verifying and committing");
+        // Serve reports already in, then wait (bounded) for the rest.
+        self.producer.poll(Duration::ZERO);
+        let flush_timeout = self.opts.delivery_timeout + Duration::from_secs(5);
+        if let Err(e) = target::flush(&self.producer, flush_timeout) {
+            let pending = self.producer.in_flight_count();
+            self.shared.lock().fail(format!(
+                "target cluster '{}' did not acknowledge {pending} records within {flush_timeout:?} ({e}); their source positions were not committed",
+                self.opts.to.name
+            ));
+        }
+        let err = match self.opts.guarantee {
+            Guarantee::None => match self.consumer.commit_consumer_state(CommitMode::Sync) {
+                Err(KafkaError::ConsumerCommit(RDKafkaErrorCode::NoOffset)) | Ok(()) => None,
+                Err(e) => Some(e),
+            },
+            _ => self.commit(CommitMode::Sync),
+        };
+        if let Some(e) = err {
+            use RDKafkaErrorCode as C;
+            let hint = match (e.rdkafka_error_code(), self.shard.is_some()) {
+                (Some(C::UnknownMemberId | C::IllegalGeneration | C::RebalanceInProgress), false) => {
+                    "; the group no longer counted this process as a member (its session expired or the group rebalanced), so the next run copies the records since the last commit again"
+                }
+                (Some(C::UnknownMemberId | C::IllegalGeneration), true) => {
+                    "; a static shard commits without joining the group, which only works while the group has no members: give --shard runs a group of their own"
+                }
+                _ => "",
+            };
+            self.shared.lock().fail(format!(
+                "commit to the source group '{}' failed: {e}{hint}",
+                self.opts.group
+            ));
+        }
+    }
+}

@@ -1,0 +1,214 @@
+//! What the at-least-once loop, its delivery callback and its rebalance callback share, and
+//! which positions to commit (pure, unit-tested).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
+
+use rdkafka::{Offset, TopicPartitionList};
+
+use crate::offsets::{NextOffset, PartitionTracker};
+use crate::report::Counters;
+use crate::shard::Fnv;
+use crate::source::Ends;
+
+pub(super) type TopicMap<V> = HashMap<String, V, std::hash::BuildHasherDefault<Fnv>>;
+
+/// Everything the loop, the delivery callback and the rebalance callback share.
+#[derive(Debug, Default)]
+pub(super) struct State {
+    /// Keyed by target topic (the delivery report names it), then partition.
+    pub(super) parts: TopicMap<BTreeMap<i32, PartitionTracker>>,
+    pub(super) ends: Ends,
+    /// Committed positions of partitions this process no longer owns, for the summary.
+    pub(super) released: BTreeMap<(String, i32), i64>,
+    /// The first failure that ends the run.
+    pub(super) failure: Option<String>,
+    pub(super) assigned_once: bool,
+    /// Since when the run has waited for the group to assign partitions (at start and after
+    /// a revoke); `None` while it holds an assignment.
+    pub(super) waiting_since: Option<Instant>,
+}
+
+impl State {
+    pub(super) fn fail(&mut self, msg: String) {
+        if self.failure.is_none() {
+            self.failure = Some(msg);
+        }
+    }
+
+    /// Publishes the assignment and commit counts for the progress display.
+    pub(super) fn publish(&self, progress: &Counters) {
+        let (mut assigned, mut committed) = (0, 0);
+        for t in self.parts.values().flat_map(BTreeMap::values) {
+            assigned += 1;
+            committed += u64::from(t.committed().is_some());
+        }
+        progress.assigned.store(assigned, Ordering::Relaxed);
+        progress.committed.store(committed, Ordering::Relaxed);
+    }
+}
+
+pub(super) struct Shared {
+    pub(super) state: Mutex<State>,
+    pub(super) progress: Arc<Counters>,
+    /// Source topic → target topic.
+    pub(super) target_of: TopicMap<String>,
+    /// Target topic → source topic.
+    pub(super) source_of: TopicMap<String>,
+}
+
+impl Shared {
+    pub(super) fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic elsewhere must not turn every later lock into another panic.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Which source positions to commit (pure): the verified prefix of each partition (of `only`,
+/// when given) that moved past its last commit; with `all`, every verified prefix, since the
+/// final synchronous commit must also store what an asynchronous one may have lost.
+pub(super) fn positions_to_commit<'a>(
+    parts: &'a TopicMap<BTreeMap<i32, PartitionTracker>>,
+    source_of: &'a TopicMap<String>,
+    only: Option<&[(String, i32)]>,
+    all: bool,
+) -> Vec<(&'a str, i32, NextOffset)> {
+    let mut out = Vec::new();
+    for (target, trackers) in parts {
+        let Some(source) = source_of.get(target) else {
+            continue;
+        };
+        for (&partition, t) in trackers {
+            if only.is_some_and(|o| !o.iter().any(|(s, p)| s == source && *p == partition)) {
+                continue;
+            }
+            if let Some(pos) = if all { t.verified() } else { t.to_commit() } {
+                out.push((source.as_str(), partition, pos));
+            }
+        }
+    }
+    out
+}
+
+/// [`positions_to_commit`] as the list a commit takes.
+pub(super) fn commit_list(
+    shared: &Shared,
+    only: Option<&[(String, i32)]>,
+    all: bool,
+) -> TopicPartitionList {
+    let st = shared.lock();
+    let mut tpl = TopicPartitionList::new();
+    for (source, partition, pos) in positions_to_commit(&st.parts, &shared.source_of, only, all) {
+        let _ = tpl.add_partition_offset(source, partition, Offset::Offset(pos.get()));
+    }
+    tpl
+}
+
+pub(super) fn mark_committed(shared: &Shared, tpl: &TopicPartitionList) {
+    let mut st = shared.lock();
+    for e in tpl.elements() {
+        let (Some(target), Offset::Offset(n)) = (shared.target_of.get(e.topic()), e.offset())
+        else {
+            continue;
+        };
+        if let Some(t) = st
+            .parts
+            .get_mut(target)
+            .and_then(|p| p.get_mut(&e.partition()))
+        {
+            t.mark_committed(NextOffset::at(n));
+        }
+    }
+    st.publish(&shared.progress);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Target topic `b.t` copies source topic `t`; `acks[p]` are the acknowledged offsets of
+    /// partition p out of 0..10 sent.
+    fn table(acks: &[&[i64]]) -> (TopicMap<BTreeMap<i32, PartitionTracker>>, TopicMap<String>) {
+        let mut parts: TopicMap<BTreeMap<i32, PartitionTracker>> = TopicMap::default();
+        for (p, acked) in acks.iter().enumerate() {
+            let mut t = PartitionTracker::new();
+            for off in 0..10 {
+                t.sent(off).unwrap();
+            }
+            for &off in *acked {
+                t.acked(off).unwrap();
+            }
+            parts.entry("b.t".into()).or_default().insert(p as i32, t);
+        }
+        let mut source_of = TopicMap::default();
+        source_of.insert("b.t".to_string(), "t".to_string());
+        (parts, source_of)
+    }
+
+    fn positions(v: Vec<(&str, i32, NextOffset)>) -> Vec<(String, i32, i64)> {
+        v.into_iter()
+            .map(|(t, p, n)| (t.to_string(), p, n.get()))
+            .collect()
+    }
+
+    #[test]
+    fn only_contiguous_acknowledged_prefixes_are_committed() {
+        // p0: 0..3 acked; p1: a gap at 0; p2: nothing acked.
+        let (parts, source_of) = table(&[&[0, 1, 2, 5], &[1, 2, 3], &[]]);
+        assert_eq!(
+            positions(positions_to_commit(&parts, &source_of, None, false)),
+            vec![("t".to_string(), 0, 3)]
+        );
+    }
+
+    #[test]
+    fn committed_positions_are_repeated_only_for_the_final_commit() {
+        let (mut parts, source_of) = table(&[&[0, 1], &[0]]);
+        for t in parts.get_mut("b.t").unwrap().values_mut() {
+            let v = t.verified().unwrap();
+            t.mark_committed(v);
+        }
+        assert!(positions_to_commit(&parts, &source_of, None, false).is_empty());
+        assert_eq!(
+            positions(positions_to_commit(&parts, &source_of, None, true)),
+            vec![("t".to_string(), 0, 2), ("t".to_string(), 1, 1)]
+        );
+    }
+
+    #[test]
+    fn a_revoke_commits_only_the_revoked_partitions() {
+        let (parts, source_of) = table(&[&[0], &[0, 1], &[0, 1, 2]]);
+        let revoked = [("t".to_string(), 2), ("other".to_string(), 1)];
+        assert_eq!(
+            positions(positions_to_commit(
+                &parts,
+                &source_of,
+                Some(&revoked),
+                true
+            )),
+            vec![("t".to_string(), 2, 3)]
+        );
+    }
+
+    #[test]
+    fn a_failed_delivery_stops_its_partition_for_good() {
+        let (mut parts, source_of) = table(&[&[0, 1]]);
+        let t = parts.get_mut("b.t").unwrap().get_mut(&0).unwrap();
+        t.failed(2, "refused").unwrap();
+        for off in 3..10 {
+            t.acked(off).unwrap();
+        }
+        assert_eq!(
+            positions(positions_to_commit(&parts, &source_of, None, true)),
+            vec![("t".to_string(), 0, 2)]
+        );
+    }
+
+    #[test]
+    fn partitions_of_unknown_topics_are_skipped() {
+        let (parts, _) = table(&[&[0]]);
+        assert!(positions_to_commit(&parts, &TopicMap::default(), None, true).is_empty());
+    }
+}

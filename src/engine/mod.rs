@@ -1,0 +1,61 @@
+//! The two copy engines side by side, and the choice between them: `none` and
+//! `at-least-once` ([`acked`]) commit acknowledged prefixes to the source group;
+//! `exactly-once` ([`transactional`]) copies in transactions and the target is its own
+//! checkpoint. They share the source and target sides, never each other.
+
+mod acked;
+mod transactional;
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use crate::error::Result;
+use crate::kafka;
+use crate::options::{Guarantee, RunOptions};
+use crate::report::{Counters, Summary};
+use crate::topics;
+
+/// A run that passed every check and is ready to copy.
+pub struct Replicator(Engine);
+
+enum Engine {
+    Acked(acked::Acked),
+    Transactional(transactional::Exactly),
+}
+
+impl Replicator {
+    /// Validates properties, checks both clusters and the topics (creating missing target
+    /// topics when asked) and builds the clients. Any error is a usage error: nothing was
+    /// consumed, produced or committed.
+    pub fn prepare(opts: &RunOptions, progress: Arc<Counters>) -> Result<Self> {
+        let consumer_cfg = kafka::consumer_config(opts)?;
+        let producer_cfg = kafka::producer_config(opts)?;
+        let routes = topics::check(opts)?;
+        let engine = match opts.guarantee {
+            Guarantee::ExactlyOnce => Engine::Transactional(transactional::Exactly::new(
+                opts,
+                routes,
+                progress,
+                consumer_cfg,
+                producer_cfg,
+            )?),
+            _ => Engine::Acked(acked::Acked::new(
+                opts,
+                routes,
+                progress,
+                consumer_cfg,
+                producer_cfg,
+            )?),
+        };
+        Ok(Replicator(engine))
+    }
+
+    /// Copies until `stop` is set, a failure happens, or (with `--until-caught-up`) every
+    /// assigned partition is caught up; then flushes, verifies and commits.
+    pub fn run(self, stop: &AtomicBool) -> Summary {
+        match self.0 {
+            Engine::Acked(e) => e.run(stop),
+            Engine::Transactional(e) => e.run(stop),
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! Ending a transaction: commit it (and the source group's positions, for lag), or abort it
+//! and rewind to what the target holds, within bounds.
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use rdkafka::consumer::{CommitMode, Consumer};
+use rdkafka::error::{KafkaError, KafkaResult, RDKafkaErrorCode};
+use rdkafka::producer::{Producer, PurgeConfig};
+use rdkafka::{Offset, TopicPartitionList};
+
+use super::refusals::{refused_for_good, Refusal, MAX_ABORTS_IN_A_ROW};
+use super::{Exactly, Txn};
+use crate::target;
+
+/// How long a commit flushes before it asks again whether the transaction must abort.
+const FLUSH_STEP: Duration = Duration::from_millis(500);
+
+impl Exactly {
+    /// Commits the open transaction; on success, also commits positions to the source group
+    /// (for lag monitoring). Abortable errors abort and rewind; others end the run. True when
+    /// the transaction was committed.
+    pub(super) fn commit_txn(&mut self) -> bool {
+        match self.commit_in_steps(self.opts.delivery_timeout + Duration::from_secs(5)) {
+            Ok(()) => {
+                log::debug!("committed a transaction of {} records", self.txn.records);
+                self.progress
+                    .records
+                    .fetch_add(self.txn.records, Ordering::Relaxed);
+                self.progress
+                    .bytes
+                    .fetch_add(self.txn.bytes, Ordering::Relaxed);
+                self.txn = Txn::default();
+                self.aborts_in_a_row = 0;
+                let mut tpl = TopicPartitionList::new();
+                for ((t, p), o) in self.parts.iter_mut() {
+                    if let Some(sent) = o.sent.take() {
+                        o.committed = Some(sent);
+                        let _ = tpl.add_partition_offset(t, *p, Offset::Offset(sent.get()));
+                    }
+                }
+                let committed = self
+                    .parts
+                    .values()
+                    .filter(|o| o.committed.is_some())
+                    .count();
+                self.progress
+                    .committed
+                    .store(committed as u64, Ordering::Relaxed);
+                if tpl.count() > 0 {
+                    // Lag monitoring only: a failed commit here loses nothing.
+                    let _ = self.consumer.commit(&tpl, CommitMode::Async);
+                }
+                true
+            }
+            Err(KafkaError::Transaction(e)) if e.txn_requires_abort() => {
+                self.abort_and_rewind(&KafkaError::Transaction(e), None);
+                false
+            }
+            Err(e) => {
+                // tansu answers a fenced producer's commit with a timeout, Kafka with a
+                // fatal PRODUCER_FENCED.
+                let fenced = matches!(&e, KafkaError::Transaction(t) if t.is_fatal() || matches!(
+                    t.code(),
+                    RDKafkaErrorCode::OperationTimedOut
+                        | RDKafkaErrorCode::ProducerFenced
+                        | RDKafkaErrorCode::Fenced
+                        | RDKafkaErrorCode::InvalidProducerEpoch
+                ));
+                let hint = if fenced {
+                    "; another instance with the same identity (from --group and --shard) may have taken over"
+                } else {
+                    ""
+                };
+                self.failure = Some(format!(
+                    "exactly-once: committing a transaction on the target as '{}' failed: {e}{hint}; nothing of it is visible to read_committed readers",
+                    self.transactional_id
+                ));
+                false
+            }
+        }
+    }
+
+    /// `commit_transaction` within `timeout`, flushing first in steps. A transaction that must
+    /// abort no longer sends its queued records, and rust-rdkafka's commit flushes before asking
+    /// librdkafka: one long flush would wait the whole timeout for records that never go. So
+    /// between steps, ask librdkafka whether the transaction must abort.
+    fn commit_in_steps(&self, timeout: Duration) -> KafkaResult<()> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match target::flush(&self.producer, left.min(FLUSH_STEP)) {
+                Ok(()) => return self.producer.commit_transaction(left),
+                Err(e) if left <= FLUSH_STEP => return Err(e),
+                Err(_) => {}
+            }
+            // With a transaction open, begin_transaction only reports the state: a plain
+            // "not valid in this state" while it is healthy, its error once it must abort.
+            if let Err(KafkaError::Transaction(e)) = self.producer.begin_transaction() {
+                if e.txn_requires_abort() || e.is_fatal() {
+                    return Err(KafkaError::Transaction(e));
+                }
+            }
+        }
+    }
+
+    /// An abortable error: abort the open transaction and continue from what the target shows,
+    /// unless the target refused a record for good (it will again), or too many transactions in
+    /// a row were aborted. `refused` is the record whose send failed, if any.
+    pub(super) fn abort_and_rewind(&mut self, cause: &KafkaError, refused: Option<Refusal>) {
+        let id = &self.transactional_id;
+        if matches!(cause, KafkaError::Transaction(e) if e.is_fatal()) {
+            self.failure = Some(format!(
+                "exactly-once: fatal producer error as '{id}': {cause}; another instance with the same identity may have taken over"
+            ));
+            return;
+        }
+        crate::progress::say(&format!(
+            "kreplicate: warning: aborting the open transaction after: {cause}; continuing from what the target holds"
+        ));
+        if self.txn.open {
+            // abort_transaction waits until every outstanding record's report was served, and
+            // serves none itself (reports are events here): drop what was not sent yet, serve
+            // the reports of what was, then abort.
+            self.producer.purge(PurgeConfig::default().queue());
+            let _ = target::flush(&self.producer, self.opts.delivery_timeout);
+            if let Err(e) = self.producer.abort_transaction(self.opts.timeout) {
+                self.failure = Some(format!(
+                    "exactly-once: aborting a transaction as '{id}' failed: {e}"
+                ));
+                return;
+            }
+        }
+        self.txn = Txn::default();
+        // Every report of the aborted transaction was served: the first failure is its cause.
+        if let Some(mut r) = self.producer.context().take().or(refused) {
+            if r.code.is_some_and(refused_for_good) {
+                if r.source.is_empty() {
+                    r.source = self
+                        .parts
+                        .iter()
+                        .find(|((_, p), o)| *p == r.partition && o.target == r.target)
+                        .map_or_else(|| r.target.clone(), |((t, _), _)| t.clone());
+                }
+                self.failure = Some(format!(
+                    "exactly-once: the target refused {}[{}] offset {} (-> {}): {}; it will refuse that record every time (too large for the target, against its policy, or not authorised), so nothing from it on in that partition was committed. Fix the target (e.g. its message.max.bytes) and rerun",
+                    r.source, r.partition, r.offset, r.target, r.error
+                ));
+                return;
+            }
+        }
+        self.aborts_in_a_row += 1;
+        if self.aborts_in_a_row >= MAX_ABORTS_IN_A_ROW {
+            self.failure = Some(format!(
+                "exactly-once: {MAX_ABORTS_IN_A_ROW} transactions in a row were aborted as '{id}' without one committed; the last after: {cause}"
+            ));
+            return;
+        }
+        if let Err(msg) = self.rewind() {
+            self.failure = Some(msg);
+        }
+    }
+}

@@ -1,0 +1,358 @@
+//! The `exactly-once` engine: the target is its own checkpoint.
+//!
+//! Every copied record carries its origin in one header, `kreplicate.origin` =
+//! `<source topic>/<partition>/<offset>`. Each target partition has one writer: a
+//! transactional producer whose `transactional.id` belongs to a fixed set of source partitions
+//! (a static shard `i/n`), so a restart fences its zombie. After `init_transactions` (which
+//! closes any transaction the zombie left open), kreplicate reads the tail of each target
+//! partition the way a `read_committed` reader sees it and resumes the source just after the
+//! newest origin offset found there. Resume and readers see the same records on any broker,
+//! so no record is skipped or shown twice. Positions are also committed to the source group
+//! after each transaction, for lag monitoring only.
+
+mod commit;
+mod refusals;
+mod resume;
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rdkafka::config::ClientConfig;
+use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
+use rdkafka::error::KafkaError;
+use rdkafka::message::{BorrowedMessage, Header, Message, OwnedHeaders};
+use rdkafka::producer::{BaseProducer, Producer};
+use rdkafka::{Offset, TopicPartitionList};
+
+use self::refusals::{Refusal, Reports};
+use crate::error::Result;
+use crate::kafka;
+use crate::offsets::NextOffset;
+use crate::options::{RunOptions, StartPosition};
+use crate::origin::{write_origin, ORIGIN_HEADER};
+use crate::report::{Counters, Summary};
+use crate::source::{self, classify, Ends, Polled, Warner};
+use crate::target::{self, NotSent};
+use crate::topics::{self, Route};
+
+type TxnProducer = BaseProducer<Reports>;
+
+/// One owned source partition.
+#[derive(Debug)]
+struct Owned {
+    target: String,
+    /// Position covered by committed transactions.
+    committed: Option<NextOffset>,
+    /// Position after the last record sent in the open transaction.
+    sent: Option<NextOffset>,
+}
+
+/// The open transaction.
+#[derive(Debug, Default)]
+struct Txn {
+    open: bool,
+    records: u64,
+    bytes: u64,
+    started: Option<Instant>,
+}
+
+pub(super) struct Exactly {
+    opts: RunOptions,
+    progress: Arc<Counters>,
+    consumer: BaseConsumer,
+    producer: TxnProducer,
+    parts: BTreeMap<(String, i32), Owned>,
+    ends: Ends,
+    txn: Txn,
+    failure: Option<String>,
+    aborts_in_a_row: u32,
+    transactional_id: String,
+    scratch: Scratch,
+}
+
+/// Buffers reused for every record, so that copying one allocates nothing of ours.
+#[derive(Default)]
+struct Scratch {
+    key: (String, i32),
+    origin: String,
+}
+
+impl Exactly {
+    pub(super) fn new(
+        opts: &RunOptions,
+        routes: Vec<Route>,
+        progress: Arc<Counters>,
+        consumer_cfg: ClientConfig,
+        producer_cfg: ClientConfig,
+    ) -> Result<Self> {
+        let shard = opts.shard.unwrap_or_default();
+        let parts: BTreeMap<(String, i32), Owned> = topics::owned(&shard, &routes)?
+            .into_iter()
+            .map(|(r, p)| {
+                let owned = Owned {
+                    target: r.target.clone(),
+                    committed: None,
+                    sent: None,
+                };
+                ((r.source.clone(), p), owned)
+            })
+            .collect();
+        let consumer: BaseConsumer = consumer_cfg
+            .create()
+            .map_err(|e| kafka::creation_error("source", e))?;
+        let producer: TxnProducer = producer_cfg
+            .create_with_context(Reports::default())
+            .map_err(|e| kafka::creation_error("target", e))?;
+        target::warm_up(&producer, &routes, opts.timeout)?;
+        progress
+            .assigned
+            .store(parts.len() as u64, Ordering::Relaxed);
+        Ok(Exactly {
+            opts: opts.clone(),
+            progress,
+            consumer,
+            producer,
+            parts,
+            ends: Ends::default(),
+            txn: Txn::default(),
+            failure: None,
+            aborts_in_a_row: 0,
+            transactional_id: shard.transactional_id(&opts.group),
+            scratch: Scratch::default(),
+        })
+    }
+
+    pub(super) fn run(mut self, stop: &AtomicBool) -> Summary {
+        let started = Instant::now();
+        if let Err(msg) = self.start() {
+            self.failure = Some(msg);
+        } else {
+            self.copy(stop);
+            // An aborted last transaction rewinds: a run that must catch up copies again.
+            while self.failure.is_none()
+                && self.txn.open
+                && !self.commit_txn()
+                && self.opts.until_caught_up
+                && !stop.load(Ordering::SeqCst)
+            {
+                self.copy(stop);
+            }
+        }
+        source::close(&self.consumer, self.opts.timeout);
+        let positions = self
+            .parts
+            .iter()
+            .map(|(k, o)| (k.clone(), o.committed.map(NextOffset::get)))
+            .collect();
+        Summary::new(
+            &self.opts,
+            started,
+            stop.load(Ordering::SeqCst),
+            self.failure.take(),
+            &self.progress,
+            positions,
+        )
+    }
+
+    /// Fences any zombie, finds where the target stands, and assigns the source there.
+    pub(super) fn start(&mut self) -> std::result::Result<(), String> {
+        self.producer
+            .init_transactions(self.opts.timeout)
+            .map_err(|e| {
+                format!(
+                    "cannot start transactions on the target as '{}': {e}",
+                    self.transactional_id
+                )
+            })?;
+        self.rewind()
+    }
+
+    /// Sets every owned partition's position from what the target holds and (re)assigns the
+    /// source consumer there. Used at start and after an aborted transaction.
+    pub(super) fn rewind(&mut self) -> std::result::Result<(), String> {
+        let found = self.scan_target()?;
+        log::info!(
+            "the target holds positions for {} of {} partitions",
+            found.len(),
+            self.parts.len()
+        );
+        let fallback = self.group_positions();
+        let mut tpl = TopicPartitionList::new();
+        // `--start latest` resolved to offsets and committed to the group, where the next run
+        // finds them while the target holds nothing of ours (issue 13).
+        let mut decided = TopicPartitionList::new();
+        self.ends = Ends::default();
+        for ((topic, partition), owned) in self.parts.iter_mut() {
+            let key = (topic.clone(), *partition);
+            let start = match (found.get(&key), fallback.get(&key)) {
+                (Some(pos), _) => Offset::Offset(pos.get()),
+                // Nothing of ours on the target yet: the group's position (committed only
+                // after transactions) is a safe lower bound, then --start.
+                (None, Some(&n)) => Offset::Offset(n),
+                (None, None) => match self.opts.start {
+                    StartPosition::Earliest => Offset::Beginning,
+                    StartPosition::Latest => {
+                        let (_, high) = self
+                            .consumer
+                            .fetch_watermarks(topic, *partition, self.opts.timeout)
+                            .map_err(|e| {
+                                format!(
+                                    "cannot find the end of {topic}[{partition}] for --start latest: {e}"
+                                )
+                            })?;
+                        let _ =
+                            decided.add_partition_offset(topic, *partition, Offset::Offset(high));
+                        Offset::Offset(high)
+                    }
+                },
+            };
+            owned.committed = found.get(&key).copied();
+            owned.sent = None;
+            tpl.add_partition_offset(topic, *partition, start)
+                .map_err(|e| format!("cannot assign {topic}[{partition}]: {e}"))?;
+            self.ends.insert(topic, *partition, start);
+        }
+        source::assign(&self.consumer, &tpl)
+            .map_err(|e| format!("cannot assign source partitions: {e}"))?;
+        if decided.count() > 0 {
+            self.consumer
+                .commit(&decided, CommitMode::Sync)
+                .map_err(|e| {
+                    format!("cannot commit the --start latest positions to the source group: {e}")
+                })?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn copy(&mut self, stop: &AtomicBool) {
+        let mut last_lag = Instant::now();
+        let mut warner = Warner::default();
+        let mut since_poll = 0u32;
+        let max_time = self.opts.txn_max_time;
+        while !stop.load(Ordering::Relaxed) && self.failure.is_none() {
+            let polled = self.consumer.poll(Duration::from_millis(100));
+            // Read the clock (transaction age, lag) every 256 records, not per record.
+            let mut clock = true;
+            match classify(polled) {
+                Polled::Record(msg) => {
+                    let sent = forward(
+                        &self.producer,
+                        &mut self.parts,
+                        &mut self.txn,
+                        &mut self.scratch,
+                        &msg,
+                        stop,
+                    );
+                    drop(msg);
+                    if let Err((e, refused)) = sent {
+                        self.abort_and_rewind(&e, refused.map(|r| *r));
+                    }
+                    since_poll += 1;
+                    // Serve delivery reports regularly without a call per record.
+                    clock = since_poll >= 256;
+                    if clock {
+                        self.producer.poll(Duration::ZERO);
+                        since_poll = 0;
+                    }
+                }
+                Polled::Idle | Polled::End(_) => {
+                    self.producer.poll(Duration::ZERO);
+                    if self.opts.until_caught_up {
+                        match self.ends.check(&self.consumer, &self.opts) {
+                            Ok(true) => {
+                                log::info!("caught up with every owned partition");
+                                return;
+                            }
+                            Ok(false) => {}
+                            Err(msg) => self.failure = Some(msg),
+                        }
+                    }
+                }
+                Polled::Gap(_) => {
+                    self.failure = Some(source::gap_message(
+                        &self.consumer,
+                        self.ends.starts(),
+                        &self.opts,
+                    ));
+                }
+                Polled::Fatal(msg) => {
+                    self.failure = Some(format!("source cluster '{}': {msg}", self.opts.from.name))
+                }
+                Polled::Transient(e) => warner.warn(&self.opts.from.name, &e),
+            }
+            let full = self.txn.records >= self.opts.txn_max_records
+                || self.txn.bytes >= self.opts.txn_max_bytes
+                || (clock && self.txn.started.is_some_and(|t| t.elapsed() >= max_time));
+            if self.txn.open && full && self.failure.is_none() {
+                self.commit_txn();
+            }
+            if clock && last_lag.elapsed() >= Duration::from_secs(1) {
+                if let Some(lag) = source::lag(&self.consumer) {
+                    self.progress.lag.store(lag, Ordering::Relaxed);
+                }
+                last_lag = Instant::now();
+            }
+        }
+    }
+}
+
+/// Sends one record inside the open transaction (opening one if needed), with its origin.
+fn forward(
+    producer: &TxnProducer,
+    parts: &mut BTreeMap<(String, i32), Owned>,
+    txn: &mut Txn,
+    scratch: &mut Scratch,
+    msg: &BorrowedMessage<'_>,
+    stop: &AtomicBool,
+) -> std::result::Result<(), (KafkaError, Option<Box<Refusal>>)> {
+    scratch.key.0.clear();
+    scratch.key.0.push_str(msg.topic());
+    scratch.key.1 = msg.partition();
+    let Some(owned) = parts.get_mut(&scratch.key) else {
+        return Ok(());
+    };
+    if !txn.open {
+        producer.begin_transaction().map_err(|e| (e, None))?;
+        *txn = Txn {
+            open: true,
+            started: Some(Instant::now()),
+            ..Txn::default()
+        };
+    }
+    write_origin(
+        &mut scratch.origin,
+        &scratch.key.0,
+        scratch.key.1,
+        msg.offset(),
+    );
+    let headers = msg
+        .headers()
+        .map_or_else(|| OwnedHeaders::new_with_capacity(1), |h| h.detach())
+        .insert(Header {
+            key: ORIGIN_HEADER,
+            value: Some(scratch.origin.as_bytes()),
+        });
+    let record = target::copy_record(msg, &owned.target, Some(headers), msg.offset() as usize);
+    match target::send(producer, record, || stop.load(Ordering::Relaxed)) {
+        Ok(()) => {}
+        // Stopping: the transaction commits what was sent before this record.
+        Err(NotSent::GaveUp) => return Ok(()),
+        Err(NotSent::Refused(e)) => {
+            let refused = Refusal {
+                source: scratch.key.0.clone(),
+                target: owned.target.clone(),
+                partition: msg.partition(),
+                offset: msg.offset(),
+                code: e.rdkafka_error_code(),
+                error: e.to_string(),
+            };
+            return Err((e, Some(Box::new(refused))));
+        }
+    }
+    owned.sent = Some(NextOffset::after(msg.offset()));
+    txn.records += 1;
+    txn.bytes += (msg.payload_len() + msg.key().map_or(0, <[u8]>::len)) as u64;
+    Ok(())
+}

@@ -1,0 +1,115 @@
+//! Records the target refuses: the first failed delivery of a transaction, and which errors
+//! mean the target will refuse that record for good.
+
+use std::sync::Mutex;
+
+use rdkafka::client::ClientContext;
+use rdkafka::error::RDKafkaErrorCode;
+use rdkafka::message::Message;
+use rdkafka::producer::{DeliveryResult, ProducerContext};
+
+/// Transactions aborted one after the other, with none committed between them, after which
+/// the run fails with the last error instead of retrying again.
+pub const MAX_ABORTS_IN_A_ROW: u32 = 5;
+
+/// A source record the target refused.
+#[derive(Clone, Debug)]
+pub(super) struct Refusal {
+    /// Source topic (empty until known), target topic, partition, source offset.
+    pub(super) source: String,
+    pub(super) target: String,
+    pub(super) partition: i32,
+    pub(super) offset: i64,
+    pub(super) code: Option<RDKafkaErrorCode>,
+    pub(super) error: String,
+}
+
+/// Errors the target gives again for the same record however often it is sent: too large,
+/// against the topic's policy, not authorised, or malformed for the target. Retrying such a
+/// record would abort and rewind forever; any other error may pass on a retry.
+pub(super) fn refused_for_good(code: RDKafkaErrorCode) -> bool {
+    use RDKafkaErrorCode as C;
+    matches!(
+        code,
+        C::MessageSizeTooLarge
+            | C::InvalidMessageSize
+            | C::MessageBatchTooLarge
+            | C::InvalidRecord
+            | C::InvalidTimestamp
+            | C::UnsupportedForMessageFormat
+            | C::PolicyViolation
+            | C::TopicAuthorizationFailed
+            | C::ClusterAuthorizationFailed
+            | C::TransactionalIdAuthorizationFailed
+    )
+}
+
+/// Producer context: keeps the first failed delivery of the open transaction, which names the
+/// record the target refused (the delivery opaque is its source offset).
+#[derive(Default)]
+pub(super) struct Reports(Mutex<Option<Refusal>>);
+
+impl Reports {
+    pub(super) fn take(&self) -> Option<Refusal> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+}
+
+impl ClientContext for Reports {}
+
+impl ProducerContext for Reports {
+    type DeliveryOpaque = usize;
+
+    fn delivery(&self, result: &DeliveryResult<'_>, source_offset: usize) {
+        let Err((e, m)) = result else { return };
+        let code = e.rdkafka_error_code();
+        // Purged by an abort: a consequence, not a cause.
+        if matches!(
+            code,
+            Some(RDKafkaErrorCode::PurgeQueue | RDKafkaErrorCode::PurgeInflight)
+        ) {
+            return;
+        }
+        let mut first = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if first.is_none() {
+            *first = Some(Refusal {
+                source: String::new(),
+                target: m.topic().to_string(),
+                partition: m.partition(),
+                offset: source_offset as i64,
+                code,
+                error: e.to_string(),
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn issue_13_size_policy_and_authorisation_errors_are_refusals_for_good() {
+        use RDKafkaErrorCode as C;
+        for code in [
+            C::MessageSizeTooLarge,
+            C::MessageBatchTooLarge,
+            C::PolicyViolation,
+            C::TopicAuthorizationFailed,
+            C::TransactionalIdAuthorizationFailed,
+        ] {
+            assert!(refused_for_good(code), "{code:?}");
+        }
+        // Transient or unknown: a retry may pass (bounded by MAX_ABORTS_IN_A_ROW).
+        for code in [
+            C::Unknown,
+            C::NotEnoughReplicas,
+            C::RequestTimedOut,
+            C::NotLeaderForPartition,
+            C::MessageTimedOut,
+            C::State,
+        ] {
+            assert!(!refused_for_good(code), "{code:?}");
+        }
+    }
+}

@@ -1,0 +1,154 @@
+//! Where exactly-once resumes: the tail of each target partition as a `read_committed` reader
+//! sees it, and the source group's positions as a lower bound.
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::{Duration, Instant};
+
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::error::KafkaError;
+use rdkafka::message::{Headers, Message};
+use rdkafka::{Offset, TopicPartitionList};
+
+use super::Exactly;
+use crate::kafka;
+use crate::offsets::NextOffset;
+use crate::origin::{resume_position, ORIGIN_HEADER};
+use crate::source;
+
+impl Exactly {
+    /// The group's committed positions for the owned partitions (for lag monitoring; used
+    /// only as a lower bound when the target holds nothing of ours).
+    pub(super) fn group_positions(&self) -> HashMap<(String, i32), i64> {
+        let mut tpl = TopicPartitionList::new();
+        for (t, p) in self.parts.keys() {
+            tpl.add_partition(t, *p);
+        }
+        let Ok(got) = self.consumer.committed_offsets(tpl, self.opts.timeout) else {
+            return HashMap::new();
+        };
+        let out = got
+            .elements()
+            .iter()
+            .filter_map(|e| match e.offset() {
+                Offset::Offset(n) => Some(((e.topic().to_string(), e.partition()), n)),
+                _ => None,
+            })
+            .collect();
+        drop(got);
+        out
+    }
+
+    /// Reads the tail of every owned target partition as a read_committed reader sees it and
+    /// returns the resume position per source partition found there. Widens the tail until it
+    /// finds an origin or covers the whole partition.
+    pub(super) fn scan_target(
+        &self,
+    ) -> std::result::Result<HashMap<(String, i32), NextOffset>, String> {
+        let mut found = HashMap::new();
+        // One reader per target topic: partition-EOF events name only the partition.
+        let mut by_target: BTreeMap<&str, Vec<(&str, i32)>> = BTreeMap::new();
+        for ((source, p), o) in &self.parts {
+            by_target
+                .entry(o.target.as_str())
+                .or_default()
+                .push((source, *p));
+        }
+        for (target, sources) in by_target {
+            let mut todo: Vec<(&str, i32)> = sources;
+            let mut tail = 1000i64;
+            while !todo.is_empty() {
+                let read = self.read_tail(target, &todo, tail)?;
+                let mut next = Vec::new();
+                for (source, p) in todo {
+                    let (origins, covered_all) = read
+                        .get(&p)
+                        .ok_or_else(|| format!("no tail read for {target}[{p}]"))?;
+                    match resume_position(origins.iter().map(|v| v.as_deref()), source, p) {
+                        Some(pos) => {
+                            found.insert((source.to_string(), p), pos);
+                        }
+                        // A tail of 2^40 records covers any partition there is.
+                        None if *covered_all || tail >= 1 << 40 => {}
+                        None => next.push((source, p)),
+                    }
+                }
+                todo = next;
+                tail = tail.saturating_mul(8);
+            }
+        }
+        Ok(found)
+    }
+
+    /// Origin header values of the last `tail` records of some partitions of one target topic,
+    /// and whether that reached the start of the partition.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn read_tail(
+        &self,
+        target: &str,
+        parts: &[(&str, i32)],
+        tail: i64,
+    ) -> std::result::Result<HashMap<i32, (Vec<Option<Vec<u8>>>, bool)>, String> {
+        let group = format!("{}.resume", self.transactional_id);
+        // Empty partitions answer only after fetch.wait.max.ms.
+        let reader: BaseConsumer =
+            kafka::reader_config(&self.opts.to, &group, &[("fetch.wait.max.ms", "10")])
+                .create()
+                .map_err(|e| format!("target reader: {e}"))?;
+        // Metadata first: left to source::assign(), librdkafka 2.12's first metadata request went to
+        // the bootstrap connection it was retiring, and the tail read waited ~0.45 s.
+        reader
+            .fetch_metadata(Some(target), self.opts.timeout)
+            .map_err(|e| format!("cannot read the target {target}: {e}"))?;
+        let mut tpl = TopicPartitionList::new();
+        for (_, p) in parts {
+            tpl.add_partition_offset(target, *p, Offset::OffsetTail(tail))
+                .map_err(|e| e.to_string())?;
+        }
+        reader
+            .assign(&tpl)
+            .map_err(|e| format!("cannot read the target {target}: {e}"))?;
+        let mut out: HashMap<i32, (Vec<Option<Vec<u8>>>, bool)> = parts
+            .iter()
+            .map(|(_, p)| (*p, (Vec::new(), false)))
+            .collect();
+        let mut first: HashMap<i32, i64> = HashMap::new();
+        let mut at_end: HashMap<i32, bool> = parts.iter().map(|(_, p)| (*p, false)).collect();
+        let deadline = Instant::now() + self.opts.timeout;
+        while at_end.values().any(|e| !e) {
+            if Instant::now() > deadline {
+                return Err(format!(
+                    "reading the tail of target topic {target} took longer than {:?}",
+                    self.opts.timeout
+                ));
+            }
+            match reader.poll(Duration::from_millis(100)) {
+                Some(Ok(m)) => {
+                    first.entry(m.partition()).or_insert(m.offset());
+                    let origin = m.headers().and_then(|h| {
+                        h.iter()
+                            .filter(|x| x.key == ORIGIN_HEADER)
+                            .last()
+                            .and_then(|x| x.value.map(<[u8]>::to_vec))
+                    });
+                    if let Some(e) = out.get_mut(&m.partition()) {
+                        e.0.push(origin);
+                    }
+                }
+                Some(Err(KafkaError::PartitionEOF(p))) => {
+                    at_end.insert(p, true);
+                }
+                Some(Err(e)) => return Err(format!("reading target topic {target}: {e}")),
+                None => {}
+            }
+        }
+        for (p, (_, covered)) in out.iter_mut() {
+            if let Some((low, high)) = source::cached_watermarks(&reader, target, *p) {
+                // Covered when the window started at the log start (or the log is empty).
+                *covered = first.get(p).map_or(high - tail <= low, |&f| f <= low);
+            }
+        }
+        drop(tpl);
+        source::close(&reader, self.opts.timeout);
+        Ok(out)
+    }
+}

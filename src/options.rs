@@ -1,0 +1,156 @@
+//! The run's vocabulary: what the command line and the config file resolve to, and what the
+//! engines, `verify` and the demo take. Imports nothing of the engines.
+
+use std::time::Duration;
+
+use clap::ValueEnum;
+use regex::Regex;
+use serde::Deserialize;
+
+use crate::error::{Error, Result};
+use crate::shard::Shard;
+
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Guarantee {
+    /// Fastest: offsets are committed as records are read; records may be lost on failure
+    None,
+    /// Commit only what the target acknowledged; duplicates possible after a failure
+    #[default]
+    AtLeastOnce,
+    /// Transactional copy; the target holds the positions; read_committed readers of the
+    /// target see every record once
+    ExactlyOnce,
+}
+
+impl Guarantee {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Guarantee::None => "none",
+            Guarantee::AtLeastOnce => "at-least-once",
+            Guarantee::ExactlyOnce => "exactly-once",
+        }
+    }
+}
+
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StartPosition {
+    /// The oldest record still in the source
+    #[default]
+    Earliest,
+    /// Only records written after the run starts
+    Latest,
+}
+
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GapPolicy {
+    /// Stop with exit 1 and name the partition and offsets
+    #[default]
+    Fail,
+    /// Continue from the oldest record still in the source
+    Earliest,
+    /// Continue from the newest record of the source
+    Latest,
+}
+
+/// One side of the copy.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClusterSpec {
+    /// What the user called it: a config name or the bootstrap list.
+    pub name: String,
+    pub bootstrap: String,
+    /// Passthrough librdkafka properties, config file first, then flags.
+    pub properties: Vec<(String, String)>,
+}
+
+#[derive(Clone, Debug)]
+pub enum TopicSelection {
+    List(Vec<String>),
+    Regex(Regex),
+}
+
+impl TopicSelection {
+    pub fn parse(spec: &str) -> Result<Self> {
+        let spec = spec.trim();
+        if spec.starts_with('^') {
+            let re = Regex::new(spec).map_err(|e| {
+                // The regex crate's message spans lines; its last line says what is wrong.
+                let text = e.to_string();
+                let why = text.lines().last().unwrap_or_default();
+                let why = why.strip_prefix("error: ").unwrap_or(why);
+                Error::usage(format!("--topics: bad regex '{spec}': {why}"))
+            })?;
+            return Ok(TopicSelection::Regex(re));
+        }
+        let list: Vec<String> = spec
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect();
+        if list.is_empty() {
+            return Err(Error::usage(
+                "--topics is empty: give a comma list of topics or a regex starting with '^'",
+            ));
+        }
+        Ok(TopicSelection::List(list))
+    }
+}
+
+/// Everything a run needs, validated.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub from: ClusterSpec,
+    pub to: ClusterSpec,
+    pub topics: TopicSelection,
+    pub guarantee: Guarantee,
+    pub rename: String,
+    pub group: String,
+    pub until_caught_up: bool,
+    pub start: StartPosition,
+    pub on_gap: GapPolicy,
+    /// Bound on one record's delivery (librdkafka `message.timeout.ms`) and on flushes.
+    pub delivery_timeout: Duration,
+    /// Bound on broker requests made at start and on commits.
+    pub timeout: Duration,
+    pub commit_interval: Duration,
+    /// Bound on waiting for the group to assign partitions.
+    pub join_timeout: Duration,
+    pub create_topics: bool,
+    pub replication_factor: Option<i32>,
+    /// The static shard this process owns (`--shard`). Without one, `none` and
+    /// `at-least-once` share the source partitions through the consumer group, and
+    /// exactly-once owns shard 1/1.
+    pub shard: Option<Shard>,
+    /// exactly-once: bounds on one transaction.
+    pub txn_max_records: u64,
+    pub txn_max_bytes: u64,
+    pub txn_max_time: Duration,
+}
+
+impl RunOptions {
+    /// The target topic name for a source topic.
+    pub fn target_topic(&self, source: &str) -> String {
+        self.rename.replace("{topic}", source)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn topic_selection() {
+        assert!(
+            matches!(TopicSelection::parse("a, b").unwrap(), TopicSelection::List(l) if l == ["a", "b"])
+        );
+        assert!(matches!(
+            TopicSelection::parse("^orders\\..*").unwrap(),
+            TopicSelection::Regex(_)
+        ));
+        assert!(TopicSelection::parse("^(").is_err());
+        assert!(TopicSelection::parse(" , ").is_err());
+    }
+}

@@ -1,0 +1,356 @@
+//! The consuming side, shared by both engines and `verify`: assigning, classifying what a poll
+//! returned, finding partition ends and source gaps, lag, and leaving the group.
+
+use std::collections::BTreeMap;
+use std::ffi::CString;
+use std::time::{Duration, Instant};
+
+use rdkafka::consumer::{BaseConsumer, Consumer, ConsumerContext};
+use rdkafka::error::{KafkaError, KafkaResult, RDKafkaErrorCode};
+use rdkafka::message::BorrowedMessage;
+use rdkafka::{Offset, TopicPartitionList};
+
+use crate::options::{GapPolicy, RunOptions};
+
+/// Wait step while leaving the group: rust-rdkafka's drop waits in 100 ms steps.
+const CLOSE_STEP: Duration = Duration::from_millis(1);
+
+/// Leaves the group (serving the final revoke) before the consumer is dropped.
+pub(crate) fn close<C: ConsumerContext>(consumer: &BaseConsumer<C>, timeout: Duration) {
+    if consumer.close_queue().is_err() {
+        return;
+    }
+    let deadline = Instant::now() + timeout;
+    while !consumer.closed() && Instant::now() < deadline {
+        // Records still prefetched are not ours to copy any more.
+        let _ = consumer.poll(Duration::ZERO);
+        std::thread::sleep(CLOSE_STEP);
+    }
+}
+
+/// Assigns source partitions, reading each from scratch: librdkafka keeps an application
+/// pause across assignments, so a partition [`Ends::check`] paused at its end would never be
+/// fetched again after a lost assignment or an aborted transaction moved it back.
+pub(crate) fn assign<C: ConsumerContext>(
+    consumer: &BaseConsumer<C>,
+    tpl: &TopicPartitionList,
+) -> KafkaResult<()> {
+    consumer.assign(tpl)?;
+    consumer.resume(tpl)
+}
+
+/// What one consumer poll means for a loop (the engines' and verify's readers alike).
+pub(crate) enum Polled<'a> {
+    Record(BorrowedMessage<'a>),
+    /// Nothing new.
+    Idle,
+    /// This partition reached its end.
+    End(i32),
+    /// A read position lies outside the log (retention, a recreated topic).
+    Gap(RDKafkaErrorCode),
+    /// Reading cannot go on: the reason, without the cluster's name.
+    Fatal(String),
+    /// librdkafka retries these (a broker restarting, a network blip).
+    Transient(KafkaError),
+}
+
+pub(crate) fn classify(polled: Option<KafkaResult<BorrowedMessage<'_>>>) -> Polled<'_> {
+    use RDKafkaErrorCode as C;
+    match polled {
+        Some(Ok(m)) => Polled::Record(m),
+        None => Polled::Idle,
+        Some(Err(KafkaError::PartitionEOF(p))) => Polled::End(p),
+        Some(Err(KafkaError::MessageConsumption(
+            code @ (C::OffsetOutOfRange | C::AutoOffsetReset),
+        ))) => Polled::Gap(code),
+        Some(Err(KafkaError::MessageConsumption(
+            code @ (C::UnknownTopicOrPartition
+            | C::UnknownTopic
+            | C::TopicAuthorizationFailed
+            | C::GroupAuthorizationFailed),
+        ))) => Polled::Fatal(code.to_string()),
+        Some(Err(KafkaError::MessageConsumptionFatal(code))) => {
+            Polled::Fatal(format!("fatal consumer error: {code}"))
+        }
+        Some(Err(e)) => Polled::Transient(e),
+    }
+}
+
+/// Prints transient source errors at most every 30 s.
+#[derive(Default)]
+pub(crate) struct Warner(Option<Instant>);
+
+impl Warner {
+    pub(crate) fn warn(&mut self, source: &str, e: &KafkaError) {
+        if self.0.is_none_or(|t| t.elapsed() > Duration::from_secs(30)) {
+            crate::progress::say(&format!(
+                "kreplicate: warning: source cluster '{source}': {e}"
+            ));
+            self.0 = Some(Instant::now());
+        }
+    }
+}
+
+/// Whether a partition has been read to its end.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum EndCheck {
+    Done,
+    NotYet,
+    /// The start lies outside the log and the policy is to fail.
+    Gap,
+    /// The start lies outside the log: move there and keep reading.
+    Reset(Offset),
+}
+
+/// `position` is the consumer's (Invalid until something was read), `start` where reading
+/// began, `low..high` the log as the last fetch saw it. A partition is done when the position
+/// reaches the high watermark of a fetch made after the run started: fetch high watermarks
+/// are right on every broker we know, unlike ListOffsets on tansu.
+pub(crate) fn end_check(
+    position: Offset,
+    start: Offset,
+    low: i64,
+    high: i64,
+    on_gap: GapPolicy,
+) -> EndCheck {
+    let pos = match (position, start) {
+        (Offset::Offset(n), _) | (_, Offset::Offset(n)) => n,
+        (_, Offset::Beginning) => low,
+        _ => high,
+    };
+    // Nothing read yet and the start lies outside the log: a source gap. Not every broker
+    // answers such a fetch with an error (tansu returns nothing), so it is caught here too.
+    if position == Offset::Invalid && (pos > high || pos < low) {
+        return match on_gap {
+            GapPolicy::Fail => EndCheck::Gap,
+            GapPolicy::Earliest => EndCheck::Reset(Offset::Beginning),
+            GapPolicy::Latest => EndCheck::Reset(Offset::End),
+        };
+    }
+    if pos >= high {
+        EndCheck::Done
+    } else {
+        EndCheck::NotYet
+    }
+}
+
+/// Per source partition: where reading started, and whether it reached the end.
+#[derive(Debug, Default)]
+pub(crate) struct Ends {
+    parts: BTreeMap<(String, i32), (Offset, bool)>,
+}
+
+impl Ends {
+    pub(crate) fn insert(&mut self, topic: &str, partition: i32, start: Offset) {
+        self.parts
+            .insert((topic.to_string(), partition), (start, false));
+    }
+
+    pub(crate) fn remove(&mut self, topic: &str, partition: i32) {
+        self.parts.remove(&(topic.to_string(), partition));
+    }
+
+    /// Where reading started, for partitions that started at a known offset.
+    pub(crate) fn starts(&self) -> Vec<(String, i32, i64)> {
+        self.parts
+            .iter()
+            .filter_map(|((t, p), (start, _))| match start {
+                Offset::Offset(n) => Some((t.clone(), *p, *n)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Checks every partition; pauses those that are done (the run copies what existed when
+    /// it started) and moves those past a gap the user chose to skip. `Ok(true)` when all are
+    /// done, `Err` with a message on a source gap.
+    pub(crate) fn check<C: ConsumerContext>(
+        &mut self,
+        consumer: &BaseConsumer<C>,
+        opts: &RunOptions,
+    ) -> std::result::Result<bool, String> {
+        let Ok(positions) = consumer.position() else {
+            return Ok(false);
+        };
+        let mut all = true;
+        let mut newly = TopicPartitionList::new();
+        for e in positions.elements() {
+            let Some((start, done)) = self.parts.get_mut(&(e.topic().to_string(), e.partition()))
+            else {
+                continue;
+            };
+            if *done {
+                continue;
+            }
+            let Some((low, high)) = cached_watermarks(consumer, e.topic(), e.partition()) else {
+                all = false;
+                continue;
+            };
+            match end_check(e.offset(), *start, low, high, opts.on_gap) {
+                EndCheck::Done => {
+                    *done = true;
+                    let _ = newly.add_partition(e.topic(), e.partition());
+                }
+                EndCheck::NotYet => all = false,
+                EndCheck::Gap => return Err(gap_message(consumer, self.starts(), opts)),
+                EndCheck::Reset(to) => {
+                    all = false;
+                    *start = to;
+                    if let Err(err) = consumer.seek(e.topic(), e.partition(), to, opts.timeout) {
+                        return Err(format!(
+                            "cannot skip the gap in {}[{}]: {err}",
+                            e.topic(),
+                            e.partition()
+                        ));
+                    }
+                }
+            }
+        }
+        if newly.count() > 0 {
+            let _ = consumer.pause(&newly);
+        }
+        Ok(all)
+    }
+}
+
+/// Records left to read in the assigned partitions, from the last fetch's high watermarks.
+pub(crate) fn lag<C: ConsumerContext>(consumer: &BaseConsumer<C>) -> Option<i64> {
+    let positions = consumer.position().ok()?;
+    let (mut lag, mut known) = (0, false);
+    for e in positions.elements() {
+        let marks = cached_watermarks(consumer, e.topic(), e.partition());
+        log::debug!(
+            "{}[{}]: position {:?}, fetch watermarks {marks:?}",
+            e.topic(),
+            e.partition(),
+            e.offset()
+        );
+        if let (Offset::Offset(pos), Some((_, high))) = (e.offset(), marks) {
+            lag += (high - pos).max(0);
+            known = true;
+        }
+    }
+    known.then_some(lag)
+}
+
+/// Names the partitions whose start position is outside the source log.
+pub(crate) fn gap_message<C: ConsumerContext>(
+    consumer: &BaseConsumer<C>,
+    starts: Vec<(String, i32, i64)>,
+    opts: &RunOptions,
+) -> String {
+    let mut gaps = Vec::new();
+    for (topic, partition, committed) in starts {
+        if let Ok((low, high)) = consumer.fetch_watermarks(&topic, partition, opts.timeout) {
+            if committed < low || committed > high {
+                gaps.push(format!(
+                    "{topic}[{partition}] committed position {committed} is outside the source log (offsets {low} to {high})"
+                ));
+            }
+        }
+    }
+    let what = if gaps.is_empty() {
+        "a committed position is outside the source log".to_string()
+    } else {
+        gaps.join("; ")
+    };
+    format!(
+        "source gap: {what}: records were deleted (retention) or the topic was recreated; nothing was skipped. Rerun with --on-gap earliest or --on-gap latest to skip the gap"
+    )
+}
+
+/// librdkafka's cached watermarks for a partition, taken from the last Fetch response
+/// (not ListOffsets). `None` until a fetch answered.
+pub(crate) fn cached_watermarks<C: ConsumerContext>(
+    consumer: &BaseConsumer<C>,
+    topic: &str,
+    partition: i32,
+) -> Option<(i64, i64)> {
+    let topic = CString::new(topic).ok()?;
+    let (mut low, mut high) = (-1i64, -1i64);
+    // SAFETY: the client pointer is valid for the consumer's lifetime; the call only reads
+    // librdkafka's partition state and writes the two integers.
+    let err = unsafe {
+        rdkafka_sys::rd_kafka_get_watermark_offsets(
+            consumer.client().native_ptr(),
+            topic.as_ptr(),
+            partition,
+            &mut low,
+            &mut high,
+        )
+    };
+    (err == rdkafka_sys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR && high >= 0)
+        .then_some((low.max(0), high))
+}
+
+#[cfg(test)]
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FAIL: GapPolicy = GapPolicy::Fail;
+
+    #[test]
+    fn end_check_uses_the_position_when_something_was_read() {
+        let pos = Offset::Offset(10);
+        assert_eq!(
+            end_check(pos, Offset::Beginning, 0, 10, FAIL),
+            EndCheck::Done
+        );
+        assert_eq!(
+            end_check(pos, Offset::Beginning, 0, 11, FAIL),
+            EndCheck::NotYet
+        );
+        // Control records move the position past the last data record: still done.
+        assert_eq!(
+            end_check(Offset::Offset(12), Offset::Offset(3), 0, 12, FAIL),
+            EndCheck::Done
+        );
+    }
+
+    #[test]
+    fn end_check_uses_the_start_when_nothing_was_read() {
+        let none = Offset::Invalid;
+        assert_eq!(
+            end_check(none, Offset::Offset(5), 0, 5, FAIL),
+            EndCheck::Done
+        );
+        assert_eq!(
+            end_check(none, Offset::Offset(4), 0, 5, FAIL),
+            EndCheck::NotYet
+        );
+        assert_eq!(
+            end_check(none, Offset::Beginning, 3, 3, FAIL),
+            EndCheck::Done,
+            "empty log"
+        );
+        assert_eq!(
+            end_check(none, Offset::Beginning, 0, 3, FAIL),
+            EndCheck::NotYet
+        );
+        assert_eq!(end_check(none, Offset::End, 0, 3, FAIL), EndCheck::Done);
+    }
+
+    #[test]
+    fn end_check_reports_gaps_by_policy() {
+        let none = Offset::Invalid;
+        // Committed 20 on a recreated topic that holds 3 records.
+        assert_eq!(
+            end_check(none, Offset::Offset(20), 0, 3, FAIL),
+            EndCheck::Gap
+        );
+        // Committed 2 where retention removed everything below 5.
+        assert_eq!(
+            end_check(none, Offset::Offset(2), 5, 9, FAIL),
+            EndCheck::Gap
+        );
+        assert_eq!(
+            end_check(none, Offset::Offset(20), 0, 3, GapPolicy::Earliest),
+            EndCheck::Reset(Offset::Beginning)
+        );
+        assert_eq!(
+            end_check(none, Offset::Offset(20), 0, 3, GapPolicy::Latest),
+            EndCheck::Reset(Offset::End)
+        );
+    }
+}

@@ -1,0 +1,134 @@
+//! The producing side, shared by both engines: the target record for a source record, one
+//! send path with backpressure, serving delivery reports, and flushing.
+
+use std::time::{Duration, Instant};
+
+use rdkafka::error::{KafkaError, KafkaResult, RDKafkaErrorCode};
+use rdkafka::message::{BorrowedMessage, Message, OwnedHeaders, ToBytes};
+use rdkafka::producer::{BaseProducer, BaseRecord, Producer, ProducerContext};
+use rdkafka::util::IntoOpaque;
+
+use crate::error::{Error, Result};
+use crate::topics::Route;
+
+// Source offsets travel as the delivery opaque (`usize`).
+const _: () = assert!(usize::BITS == 64, "kreplicate needs a 64-bit target");
+
+/// Wait step for delivery reports and for leaving the group. rust-rdkafka's
+/// `BaseProducer::poll(t)` keeps polling until `t` has passed even after reports arrived
+/// (spinning through its last millisecond), and its `flush` and the consumer's drop wait in
+/// 100 ms steps: about 0.2 s lost at the end of every run, and a busy thread whenever the
+/// producer queue is full. Sleeping a step, then serving what arrived, does neither.
+pub(crate) const STEP: Duration = Duration::from_millis(1);
+
+/// Waits one step for delivery reports, then serves every one that arrived (`poll` with a
+/// zero timeout serves a single batch of reports).
+pub(crate) fn await_reports<C: ProducerContext>(producer: &BaseProducer<C>) {
+    std::thread::sleep(STEP);
+    loop {
+        let before = producer.in_flight_count();
+        producer.poll(Duration::ZERO);
+        if producer.in_flight_count() >= before {
+            return;
+        }
+    }
+}
+
+/// Why a record was not handed to the producer.
+pub(crate) enum NotSent {
+    /// The producer refused it for another reason than a full queue.
+    Refused(KafkaError),
+    /// The run was stopping or had failed while the queue was full.
+    GaveUp,
+}
+
+/// Hands one record to the producer, the one send path of both engines. While the producer's
+/// queue is full (backpressure) it serves delivery reports and tries again, unless `give_up`
+/// says the run is stopping or has failed meanwhile: a record not sent is simply not covered by
+/// any commit.
+pub(crate) fn send<'a, C, K, P>(
+    producer: &BaseProducer<C>,
+    mut record: BaseRecord<'a, K, P, C::DeliveryOpaque>,
+    give_up: impl Fn() -> bool,
+) -> std::result::Result<(), NotSent>
+where
+    C: ProducerContext,
+    K: ToBytes + ?Sized,
+    P: ToBytes + ?Sized,
+{
+    loop {
+        match producer.send(record) {
+            Ok(()) => return Ok(()),
+            Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), r)) => {
+                record = r;
+                await_reports(producer);
+                if give_up() {
+                    return Err(NotSent::GaveUp);
+                }
+            }
+            Err((e, _)) => return Err(NotSent::Refused(e)),
+        }
+    }
+}
+
+/// Waits until every record sent was acknowledged (or failed) and its report served.
+pub(crate) fn flush<C: ProducerContext>(
+    producer: &BaseProducer<C>,
+    timeout: Duration,
+) -> KafkaResult<()> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        // A non-blocking flush also sends lingering batches at once.
+        match producer.flush(Duration::ZERO) {
+            Err(KafkaError::Flush(RDKafkaErrorCode::OperationTimedOut))
+                if Instant::now() < deadline =>
+            {
+                await_reports(producer)
+            }
+            done => return done,
+        }
+    }
+}
+
+/// Connects the producer and caches the target topics' metadata before the first record.
+/// Left to the first send, librdkafka 2.12 sent its first metadata request to the bootstrap
+/// connection it was retiring and produced nothing for ~0.5 s while the queue filled.
+pub(crate) fn warm_up<C: ProducerContext>(
+    producer: &BaseProducer<C>,
+    routes: &[Route],
+    timeout: Duration,
+) -> Result<()> {
+    let only = match routes {
+        [one] => Some(one.target.as_str()),
+        _ => None,
+    };
+    producer
+        .client()
+        .fetch_metadata(only, timeout)
+        .map(drop)
+        .map_err(|e| Error::usage(format!("cannot reach the target cluster: {e}")))
+}
+
+/// The target record for a source record: same partition, key, value (null or not),
+/// headers and timestamp.
+pub(crate) fn copy_record<'a, D: IntoOpaque>(
+    msg: &'a BorrowedMessage<'_>,
+    target: &'a str,
+    headers: Option<OwnedHeaders>,
+    opaque: D,
+) -> BaseRecord<'a, [u8], [u8], D> {
+    let mut record = BaseRecord::with_opaque_to(target, opaque).partition(msg.partition());
+    if let Some(k) = msg.key() {
+        record = record.key(k);
+    }
+    if let Some(v) = msg.payload() {
+        record = record.payload(v);
+    }
+    if let Some(ts) = msg.timestamp().to_millis() {
+        record = record.timestamp(ts);
+    }
+    if let Some(h) = headers {
+        record = record.headers(h);
+    }
+    record
+}
