@@ -279,8 +279,8 @@ fn issue_13_verbose_shows_librdkafka_lines_for_an_unreachable_broker() {
         .local_addr()
         .unwrap()
         .to_string();
-    let run = kr::wait(
-        kr::spawn(&[
+    let run = |extra: &[&str]| {
+        let mut args = vec![
             "--from",
             &closed,
             "--to",
@@ -289,31 +289,20 @@ fn issue_13_verbose_shows_librdkafka_lines_for_an_unreachable_broker() {
             "t",
             "--timeout",
             "2s",
-            "-v",
-        ]),
-        Duration::from_secs(60),
-    );
-    assert_ne!(run.code, 0, "{run:?}");
+        ];
+        args.extend_from_slice(extra);
+        kr::wait(kr::spawn(&args), Duration::from_secs(60))
+    };
+    let verbose = run(&["-v"]);
+    assert_ne!(verbose.code, 0, "{verbose:?}");
     assert!(
-        run.stderr.contains("librdkafka")
-            && run
+        verbose.stderr.contains("librdkafka")
+            && verbose
                 .stderr
                 .contains(&format!("Connect to ipv4#{closed} failed")),
         "{}",
-        run.stderr
+        verbose.stderr
     );
-    let quiet = kr::wait(
-        kr::spawn(&[
-            "--from",
-            &closed,
-            "--to",
-            &closed,
-            "--topics",
-            "t",
-            "--timeout",
-            "2s",
-        ]),
-        Duration::from_secs(60),
-    );
+    let quiet = run(&[]);
     assert_eq!(quiet.stderr.trim().lines().count(), 1, "{}", quiet.stderr);
 }

@@ -192,7 +192,7 @@ impl Rebalancer {
         }
     }
 
-    pub(super) fn revoke(&self, consumer: &Source, tpl: &TopicPartitionList) {
+    fn revoke(&self, consumer: &Source, tpl: &TopicPartitionList) {
         let lost = consumer.assignment_lost();
         log::info!(
             "{} source partitions revoked{}",

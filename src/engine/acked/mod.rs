@@ -172,7 +172,7 @@ impl Acked {
         summary
     }
 
-    pub(super) fn copy(&self, stop: &AtomicBool) {
+    fn copy(&self, stop: &AtomicBool) {
         let mut last_commit = Instant::now();
         let mut last_lag = Instant::now();
         let mut last_join_note = Instant::now();
@@ -239,7 +239,7 @@ impl Acked {
     }
 
     /// Registers one source record with its tracker and hands it to the producer.
-    pub(super) fn forward(&self, msg: &BorrowedMessage<'_>, stop: &AtomicBool) {
+    fn forward(&self, msg: &BorrowedMessage<'_>, stop: &AtomicBool) {
         let Some(target) = self.shared.target_of.get(msg.topic()) else {
             return;
         };
@@ -274,7 +274,7 @@ impl Acked {
     }
 
     /// Commits verified positions (at-least-once only: `none` relies on auto-commit).
-    pub(super) fn commit(&self, mode: CommitMode) -> Option<KafkaError> {
+    fn commit(&self, mode: CommitMode) -> Option<KafkaError> {
         if self.opts.guarantee == Guarantee::None {
             return None;
         }
@@ -294,7 +294,7 @@ impl Acked {
 
     /// While the group has not assigned partitions: says so (progress display, and every 5 s at
     /// `-v`), and fails the run once `--join-timeout` passed. False when the run failed.
-    pub(super) fn joined(&self, last_note: &mut Instant) -> bool {
+    fn joined(&self, last_note: &mut Instant) -> bool {
         let Some(since) = self.shared.lock().waiting_since else {
             return true;
         };
@@ -322,7 +322,7 @@ impl Acked {
     }
 
     /// True once the group assigned partitions and every one of them reached its end.
-    pub(super) fn caught_up(&self) -> bool {
+    fn caught_up(&self) -> bool {
         let mut st = self.shared.lock();
         if !st.assigned_once {
             return false;
@@ -337,7 +337,7 @@ impl Acked {
     }
 
     /// Flush, verify, commit.
-    pub(super) fn finish(&self) {
+    fn finish(&self) {
         log::info!("flushing, verifying and committing");
         // Serve reports already in, then wait (bounded) for the rest.
         self.producer.poll(Duration::ZERO);

@@ -157,7 +157,7 @@ impl Exactly {
     }
 
     /// Fences any zombie, finds where the target stands, and assigns the source there.
-    pub(super) fn start(&mut self) -> std::result::Result<(), String> {
+    fn start(&mut self) -> std::result::Result<(), String> {
         self.producer
             .init_transactions(self.opts.timeout)
             .map_err(|e| {
@@ -171,7 +171,7 @@ impl Exactly {
 
     /// Sets every owned partition's position from what the target holds and (re)assigns the
     /// source consumer there. Used at start and after an aborted transaction.
-    pub(super) fn rewind(&mut self) -> std::result::Result<(), String> {
+    fn rewind(&mut self) -> std::result::Result<(), String> {
         let found = self.scan_target()?;
         log::info!(
             "the target holds positions for {} of {} partitions",
@@ -226,7 +226,7 @@ impl Exactly {
         Ok(())
     }
 
-    pub(super) fn copy(&mut self, stop: &AtomicBool) {
+    fn copy(&mut self, stop: &AtomicBool) {
         let mut last_lag = Instant::now();
         let mut warner = Warner::default();
         let mut since_poll = 0u32;

@@ -82,7 +82,7 @@ impl Exactly {
     /// Origin header values of the last `tail` records of some partitions of one target topic,
     /// and whether that reached the start of the partition.
     #[allow(clippy::type_complexity)]
-    pub(super) fn read_tail(
+    fn read_tail(
         &self,
         target: &str,
         parts: &[(&str, i32)],
