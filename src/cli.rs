@@ -34,8 +34,9 @@ Examples:
 
 Exit codes:
   0    done (caught up, or stopped by a first SIGINT/SIGTERM after committing)
-  1    replication failed: delivery error or timeout, source gap, broker error
-  2    usage or configuration error: nothing was consumed, produced or committed
+  1    the run failed and a rerun may succeed: broker unreachable or timing out (also at
+       start), delivery error, fencing, source gap
+  2    fix the command line or the config: nothing was consumed, produced or committed
   130  interrupted by a second signal: exited at once, nothing more committed";
 
 #[derive(Debug, Parser)]

@@ -62,7 +62,8 @@ where
     };
     let result = match &cli.command {
         Some(Command::Demo(args)) => run_demo(args),
-        Some(Command::Verify(args)) => verify::run(args),
+        // verify's 1 means "the target differs": any error of its own is 2.
+        Some(Command::Verify(args)) => verify::run(args).map_err(Error::usage),
         Some(Command::Generate { dir }) => cli::generate(dir)
             .map(|()| Exit::Done)
             .map_err(|e| Error::usage(format!("cannot write into {}: {e}", dir.display()))),
@@ -86,10 +87,10 @@ fn clap_error(e: clap::Error) -> Exit {
             Exit::Done
         }
         _ => {
-            let text = e.to_string();
-            let first = text.lines().next().unwrap_or("bad arguments");
-            let first = first.strip_prefix("error: ").unwrap_or(first);
-            eprintln!("kreplicate: error: {first} (see kreplicate --help)");
+            eprintln!(
+                "kreplicate: error: {} (see kreplicate --help)",
+                clap_line(&e.to_string())
+            );
             Exit::Usage
         }
     }
@@ -187,6 +188,23 @@ fn report(summary: &Summary, json: bool, quiet: bool) {
     }
 }
 
+/// clap's error as one line: the error itself, then its value list and "did you mean" tip.
+fn clap_line(text: &str) -> String {
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or("bad arguments");
+    let mut out = first.strip_prefix("error: ").unwrap_or(first).to_string();
+    for l in lines {
+        if let Some(values) = l.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            out.push_str("; ");
+            out.push_str(values);
+        } else if l.starts_with("tip:") {
+            out.push_str("; ");
+            out.push_str(l);
+        }
+    }
+    out
+}
+
 /// Errors are one line, whatever a library put in them.
 fn one_line(s: &str) -> String {
     s.split('\n')
@@ -200,5 +218,33 @@ fn print_json(summary: &Summary) {
     match serde_json::to_string(summary) {
         Ok(s) => println!("{s}"),
         Err(e) => eprintln!("kreplicate: error: cannot write the JSON summary: {e}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn usage_line(args: &[&str]) -> String {
+        let err = cli::command()
+            .try_get_matches_from(args.iter().copied())
+            .expect_err("a usage error");
+        clap_line(&err.to_string())
+    }
+
+    #[test]
+    fn clap_errors_keep_their_tip_and_values_on_one_line() {
+        let line = usage_line(&["kreplicate", "--topic", "t"]);
+        assert!(
+            line.contains("'--topic'") && line.contains("tip:") && line.contains("'--topics'"),
+            "{line}"
+        );
+        let line = usage_line(&["kreplicate", "--guarantee", "exactly_once"]);
+        assert!(
+            line.contains("invalid value 'exactly_once'")
+                && line.contains("possible values: none, at-least-once, exactly-once"),
+            "{line}"
+        );
+        assert!(!line.contains('\n'));
     }
 }

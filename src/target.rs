@@ -106,7 +106,7 @@ pub(crate) fn warm_up<C: ProducerContext>(
         .client()
         .fetch_metadata(only, timeout)
         .map(drop)
-        .map_err(|e| Error::usage(format!("cannot reach the target cluster: {e}")))
+        .map_err(|e| Error::failed(format!("cannot reach the target cluster: {e}")))
 }
 
 /// The target record for a source record: same partition, key, value (null or not),

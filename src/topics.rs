@@ -97,8 +97,9 @@ pub fn metadata(
         .map_err(|e| kafka::creation_error(side, e))?;
     let topics = topic_partitions(&client, timeout);
     kafka::serve_logs(&client);
+    // A broker that is down or slow may be up at the next run: not a usage error.
     let topics = topics.map_err(|e| {
-        Error::usage(format!(
+        Error::failed(format!(
             "cannot reach the {side} cluster '{}' within {timeout:?}: {e}; check {flag}",
             spec.name
         ))
@@ -203,12 +204,12 @@ fn create_topics(opts: &RunOptions, missing: &[&Route], target: &BaseConsumer) -
     let admin_opts = AdminOptions::new().operation_timeout(Some(opts.timeout));
     let results = block_on(admin.create_topics(&new, &admin_opts), opts.timeout)
         .ok_or_else(|| {
-            Error::usage(format!(
+            Error::failed(format!(
                 "creating target topics timed out after {:?}",
                 opts.timeout
             ))
         })?
-        .map_err(|e| Error::usage(format!("cannot create target topics: {e}")))?;
+        .map_err(|e| Error::failed(format!("cannot create target topics: {e}")))?;
     for r in results {
         if let Err((topic, code)) = r {
             if code != RDKafkaErrorCode::TopicAlreadyExists {
@@ -232,7 +233,7 @@ fn create_topics(opts: &RunOptions, missing: &[&Route], target: &BaseConsumer) -
             return Ok(());
         }
         if Instant::now() > deadline {
-            return Err(Error::usage(
+            return Err(Error::failed(
                 "created target topics did not show up in the target's metadata in time",
             ));
         }

@@ -294,7 +294,7 @@ fn issue_13_verbose_shows_librdkafka_lines_for_an_unreachable_broker() {
         kr::wait(kr::spawn(&args), Duration::from_secs(60))
     };
     let verbose = run(&["-v"]);
-    assert_ne!(verbose.code, 0, "{verbose:?}");
+    assert_eq!(verbose.code, 1, "{verbose:?}");
     assert!(
         verbose.stderr.contains("librdkafka")
             && verbose
@@ -305,4 +305,71 @@ fn issue_13_verbose_shows_librdkafka_lines_for_an_unreachable_broker() {
     );
     let quiet = run(&[]);
     assert_eq!(quiet.stderr.trim().lines().count(), 1, "{}", quiet.stderr);
+}
+
+/// Issue 10: a broker that is down or silent at start is not something to fix in the command
+/// line: exit 1 (a rerun may succeed), so systemd's RestartPreventExitStatus=2 restarts the
+/// unit after an outage. Nothing is copied or committed.
+#[test]
+fn issue_10_an_unreachable_or_silent_broker_at_start_exits_1() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .to_string();
+    let mut a = Tansu::start("silent-a");
+    let b = Tansu::start("silent-b");
+    common::create_topic(&a.bootstrap, "t", 1);
+    common::create_topic(&b.bootstrap, "t", 1);
+    common::produce(&a.bootstrap, "t", &kr::records(10, 1, "s"));
+    let copy = |from: &str, to: &str| {
+        let args = [
+            "--from",
+            from,
+            "--to",
+            to,
+            "--topics",
+            "t",
+            "--group",
+            "g",
+            "--timeout",
+            "2s",
+        ];
+        kr::wait(kr::spawn(&args), Duration::from_secs(60))
+    };
+    for (from, to, side) in [
+        (closed.as_str(), b.bootstrap.as_str(), "source"),
+        (a.bootstrap.as_str(), closed.as_str(), "target"),
+    ] {
+        let run = copy(from, to);
+        assert_eq!(run.code, 1, "{run:?}");
+        assert!(
+            run.stderr.trim().lines().count() == 1
+                && run
+                    .stderr
+                    .contains(&format!("cannot reach the {side} cluster")),
+            "{}",
+            run.stderr
+        );
+    }
+    a.freeze();
+    let run = copy(&a.bootstrap, &b.bootstrap);
+    a.thaw();
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("within 2s"), "{}", run.stderr);
+    assert!(common::read_all(&b.bootstrap, "t").is_empty());
+    assert_eq!(common::committed(&a.bootstrap, "g", "t", 1), vec![-1]);
+}
+
+/// Issue 10: clap's "did you mean" tip and its list of values stay in the one error line.
+#[test]
+fn issue_10_usage_errors_keep_the_hint_and_the_valid_values() {
+    assert_usage_error(
+        &["--topic", "t"],
+        "tip: a similar argument exists: '--topics'",
+    );
+    assert_usage_error(
+        &["--guarantee", "exactly_once"],
+        "possible values: none, at-least-once, exactly-once",
+    );
 }
