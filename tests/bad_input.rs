@@ -209,32 +209,6 @@ fn bad_input_is_one_line_and_exit_2_with_nothing_written_or_committed() {
             ],
             "onto itself",
         ),
-        (
-            vec![
-                "--from".into(),
-                "127.0.0.1:1".into(),
-                "--to".into(),
-                bb.into(),
-                "--topics".into(),
-                "t".into(),
-                "--timeout".into(),
-                "3s".into(),
-            ],
-            "source cluster",
-        ),
-        (
-            vec![
-                "--from".into(),
-                ab.into(),
-                "--to".into(),
-                "127.0.0.1:1".into(),
-                "--topics".into(),
-                "t".into(),
-                "--timeout".into(),
-                "3s".into(),
-            ],
-            "target cluster",
-        ),
     ];
     for (args, expect) in &cases {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
