@@ -43,7 +43,7 @@ Register-ArgumentCompleter -Native -CommandName 'kreplicate' -ScriptBlock {
             [CompletionResult]::new('--txn-max-bytes', '--txn-max-bytes', [CompletionResultType]::ParameterName, 'exactly-once: commit a transaction after this many key + value bytes (e.g. 32MiB) [default: 128MiB]')
             [CompletionResult]::new('--txn-max-time', '--txn-max-time', [CompletionResultType]::ParameterName, 'exactly-once: commit a transaction after this long [default: 2s]')
             [CompletionResult]::new('--until-caught-up', '--until-caught-up', [CompletionResultType]::ParameterName, 'Copy up to the end of every partition as seen at start, commit, and exit 0')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON summary object on stdout at exit (human output stays on stderr)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON summary object on stdout on every exit, errors included (human output stays on stderr)')
             [CompletionResult]::new('--create-topics', '--create-topics', [CompletionResultType]::ParameterName, 'Create missing target topics with the source''s partition count')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No progress display and no summary line on stderr (errors are still printed)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No progress display and no summary line on stderr (errors are still printed)')

@@ -40,7 +40,7 @@ set edit:completion:arg-completer[kreplicate] = {|@words|
             cand --txn-max-bytes 'exactly-once: commit a transaction after this many key + value bytes (e.g. 32MiB) [default: 128MiB]'
             cand --txn-max-time 'exactly-once: commit a transaction after this long [default: 2s]'
             cand --until-caught-up 'Copy up to the end of every partition as seen at start, commit, and exit 0'
-            cand --json 'Print one JSON summary object on stdout at exit (human output stays on stderr)'
+            cand --json 'Print one JSON summary object on stdout on every exit, errors included (human output stays on stderr)'
             cand --create-topics 'Create missing target topics with the source''s partition count'
             cand -q 'No progress display and no summary line on stderr (errors are still printed)'
             cand --quiet 'No progress display and no summary line on stderr (errors are still printed)'

@@ -50,7 +50,7 @@ complete -c kreplicate -n "__fish_kreplicate_needs_command" -l txn-max-records -
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l txn-max-bytes -d 'exactly-once: commit a transaction after this many key + value bytes (e.g. 32MiB) [default: 128MiB]' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l txn-max-time -d 'exactly-once: commit a transaction after this long [default: 2s]' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l until-caught-up -d 'Copy up to the end of every partition as seen at start, commit, and exit 0'
-complete -c kreplicate -n "__fish_kreplicate_needs_command" -l json -d 'Print one JSON summary object on stdout at exit (human output stays on stderr)'
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l json -d 'Print one JSON summary object on stdout on every exit, errors included (human output stays on stderr)'
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l create-topics -d 'Create missing target topics with the source\'s partition count'
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -s q -l quiet -d 'No progress display and no summary line on stderr (errors are still printed)'
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -s v -l verbose -d 'Diagnostics on stderr, including librdkafka\'s log: -v info, -vv debug, -vvv trace (RUST_LOG=<level> works too)'

@@ -104,7 +104,8 @@ pub struct CopyArgs {
     #[arg(long)]
     pub until_caught_up: bool,
 
-    /// Print one JSON summary object on stdout at exit (human output stays on stderr)
+    /// Print one JSON summary object on stdout on every exit, errors included (human output
+    /// stays on stderr)
     #[arg(long)]
     pub json: bool,
 

@@ -39,13 +39,14 @@ pub use config::parse_file;
 use std::ffi::OsString;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 use clap::FromArgMatches;
 
 use cli::{Cli, Command};
 use engine::Replicator;
 use error::{Error, Exit};
-use report::{Counters, Summary};
+use report::{Counters, Identity, Summary};
 
 /// Parses arguments, runs, prints, and returns the process exit code.
 pub fn run_cli<I, T>(args: I) -> Exit
@@ -53,12 +54,22 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
+    let started = Instant::now();
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
     let cli = match cli::command()
-        .try_get_matches_from(args)
+        .try_get_matches_from(&args)
         .and_then(|m| Cli::from_arg_matches(&m))
     {
         Ok(cli) => cli,
-        Err(e) => return clap_error(e),
+        Err(e) => {
+            let exit = clap_error(&e);
+            // A script that asked for JSON gets its line even when the flags are wrong.
+            if exit == Exit::Usage && args.iter().any(|a| a == "--json") {
+                let err = Error::usage(clap_line(&e.to_string()));
+                print_json(&Summary::of_error(&Identity::default(), started, &err));
+            }
+            return exit;
+        }
     };
     let result = match &cli.command {
         Some(Command::Demo(args)) => run_demo(args),
@@ -79,7 +90,7 @@ where
 }
 
 /// clap prints help and version itself; errors become one line and exit 2.
-fn clap_error(e: clap::Error) -> Exit {
+fn clap_error(e: &clap::Error) -> Exit {
     use clap::error::ErrorKind;
     match e.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
@@ -104,10 +115,27 @@ fn run_demo(args: &cli::DemoArgs) -> Result<Exit, Error> {
     Ok(if ok { Exit::Done } else { Exit::Failed })
 }
 
+/// A copy run; with `--json`, one JSON line on stdout however it ends.
 fn run_copy(args: &cli::CopyArgs) -> Result<Exit, Error> {
+    let started = Instant::now();
+    let mut who = Identity {
+        from: args.ends.from.clone(),
+        to: args.ends.to.clone(),
+        group: args.group.clone(),
+        guarantee: args.guarantee.map(options::Guarantee::as_str),
+    };
+    copy(args, started, &mut who).inspect_err(|e| {
+        if args.json {
+            print_json(&Summary::of_error(&who, started, e));
+        }
+    })
+}
+
+fn copy(args: &cli::CopyArgs, started: Instant, who: &mut Identity) -> Result<Exit, Error> {
     let (path, required) = config::config_path(args.ends.config.as_deref());
     let file = config::load_file(path.as_deref(), required)?;
     let opts = config::resolve(args, &file)?;
+    *who = Identity::of(&opts);
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
@@ -117,8 +145,9 @@ fn run_copy(args: &cli::CopyArgs) -> Result<Exit, Error> {
     progress::init_logging(args.verbose);
     let stop = Arc::new(AtomicBool::new(false));
     let quiet = args.quiet;
+    let interrupted = args.json.then(|| Summary::interrupted(who, started));
     runtime.block_on(async {
-        watch_signals(stop.clone())?;
+        watch_signals(stop.clone(), interrupted)?;
         let progress = Arc::new(Counters::default());
         // librdkafka calls block: keep them off the async workers.
         let summary = tokio::task::spawn_blocking(move || -> Result<Summary, Error> {
@@ -138,8 +167,8 @@ fn run_copy(args: &cli::CopyArgs) -> Result<Exit, Error> {
 }
 
 /// First SIGINT/SIGTERM: stop consuming, flush, verify, commit. Second: exit 130 at once,
-/// committing nothing more.
-fn watch_signals(stop: Arc<AtomicBool>) -> Result<(), Error> {
+/// committing nothing more (printing `json` first, its end time updated, with `--json`).
+fn watch_signals(stop: Arc<AtomicBool>, json: Option<Summary>) -> Result<(), Error> {
     use tokio::signal::unix::{signal, SignalKind};
     let mut int = signal(SignalKind::interrupt())
         .map_err(|e| Error::failed(format!("cannot watch SIGINT: {e}")))?;
@@ -153,6 +182,9 @@ fn watch_signals(stop: Arc<AtomicBool>) -> Result<(), Error> {
             }
             if stop.swap(true, Ordering::SeqCst) {
                 progress::say("kreplicate: second signal: exiting now without committing");
+                if let Some(summary) = &json {
+                    print_json(&summary.at_exit());
+                }
                 std::process::exit(Exit::Interrupted.code().into());
             }
             progress::say(
@@ -176,7 +208,7 @@ fn report(summary: &Summary, json: bool, quiet: bool) {
             summary.records,
             summary.bytes as f64 / 1e6,
             summary.seconds,
-            summary.guarantee,
+            summary.guarantee.unwrap_or_default(),
             summary.partitions.len()
         );
     }

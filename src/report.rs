@@ -4,9 +4,9 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
-use crate::error::Exit;
+use crate::error::{Error, Exit};
 use crate::options::RunOptions;
 
 /// Live counters, readable from other threads (progress display, the demo).
@@ -52,19 +52,69 @@ impl Default for Counters {
     }
 }
 
+/// Version of the `--json` object: bumped when a field changes meaning or goes away.
+pub const JSON_VERSION: u32 = 1;
+
+/// Who ran what, as far as it is known: an early error may come before the config was read.
+#[derive(Debug, Clone, Default)]
+pub struct Identity {
+    pub from: Option<String>,
+    pub to: Option<String>,
+    pub group: Option<String>,
+    pub guarantee: Option<&'static str>,
+}
+
+impl Identity {
+    pub fn of(opts: &RunOptions) -> Self {
+        Identity {
+            from: Some(opts.from.name.clone()),
+            to: Some(opts.to.name.clone()),
+            group: Some(opts.group.clone()),
+            guarantee: Some(opts.guarantee.as_str()),
+        }
+    }
+}
+
+/// Who must act on a failure, as the exit code says it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ErrorKind {
+    /// Exit 2: change the command line or the config.
+    Usage,
+    /// Exit 1: the run failed; a rerun may succeed.
+    Failed,
+    /// Exit 130: a second signal.
+    Interrupted,
+}
+
 /// What a run did, for the human line on stderr and the `--json` object.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Summary {
-    pub guarantee: &'static str,
+    pub version: u32,
+    /// Null when the run ended before the config was read.
+    pub guarantee: Option<&'static str>,
     /// Records acknowledged by the target in this run (committed, under exactly-once).
     pub records: u64,
     /// Key + value bytes of those records.
     pub bytes: u64,
     pub seconds: f64,
-    /// `ok`, `failed`, or `stopped` (first signal: flushed, verified, committed).
+    /// `ok`, `failed`, `stopped` (first signal: flushed, verified, committed) or
+    /// `interrupted` (second signal).
     pub status: Status,
     pub error: Option<String>,
+    pub error_kind: Option<ErrorKind>,
+    /// Wall-clock start and end, RFC 3339 in UTC.
+    pub started: String,
+    pub ended: String,
+    /// `--from` and `--to` as given (a config cluster name or a bootstrap list), and the source
+    /// consumer group.
+    pub from: Option<String>,
+    pub to: Option<String>,
+    pub group: Option<String>,
     pub partitions: Vec<PartitionSummary>,
+    /// When the run started, for [`Summary::at_exit`].
+    #[serde(skip)]
+    since: Option<Instant>,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -85,6 +135,8 @@ pub enum Status {
     Failed,
     /// A first signal stopped it after flushing, verifying and committing.
     Stopped,
+    /// A second signal ended it at once.
+    Interrupted,
 }
 
 impl std::fmt::Display for Status {
@@ -93,6 +145,7 @@ impl std::fmt::Display for Status {
             Status::Ok => "ok",
             Status::Failed => "failed",
             Status::Stopped => "stopped",
+            Status::Interrupted => "interrupted",
         })
     }
 }
@@ -119,22 +172,85 @@ impl Summary {
             (None, true) => Status::Stopped,
             (None, false) => Status::Ok,
         };
+        let error_kind = failure.as_ref().map(|_| ErrorKind::Failed);
+        let mut summary = Summary::ended(&Identity::of(opts), started, status, failure, error_kind);
+        summary.records = progress.records.load(Ordering::Relaxed);
+        summary.bytes = progress.bytes.load(Ordering::Relaxed);
+        summary.partitions = positions
+            .into_iter()
+            .map(|((topic, partition), committed)| PartitionSummary {
+                target_topic: opts.target_topic(&topic),
+                topic,
+                partition,
+                committed,
+            })
+            .collect();
+        summary
+    }
+
+    /// A run that ended with `err` before it copied anything.
+    pub fn of_error(who: &Identity, started: Instant, err: &Error) -> Self {
+        let kind = match err.exit() {
+            Exit::Usage => ErrorKind::Usage,
+            _ => ErrorKind::Failed,
+        };
+        Summary::ended(
+            who,
+            started,
+            Status::Failed,
+            Some(err.to_string()),
+            Some(kind),
+        )
+    }
+
+    /// The same summary, ending now.
+    pub fn at_exit(&self) -> Self {
+        let mut s = self.clone();
+        s.ended = humantime::format_rfc3339_millis(SystemTime::now()).to_string();
+        if let Some(since) = self.since {
+            s.seconds = since.elapsed().as_secs_f64();
+        }
+        s
+    }
+
+    /// A run that a second signal ended at once.
+    pub fn interrupted(who: &Identity, started: Instant) -> Self {
+        let error = "interrupted by a second signal: exited at once, nothing more committed";
+        Summary::ended(
+            who,
+            started,
+            Status::Interrupted,
+            Some(error.to_string()),
+            Some(ErrorKind::Interrupted),
+        )
+    }
+
+    fn ended(
+        who: &Identity,
+        started: Instant,
+        status: Status,
+        error: Option<String>,
+        error_kind: Option<ErrorKind>,
+    ) -> Self {
+        let elapsed = started.elapsed();
+        let now = SystemTime::now();
+        let began = now.checked_sub(elapsed).unwrap_or(now);
         Summary {
-            guarantee: opts.guarantee.as_str(),
-            records: progress.records.load(Ordering::Relaxed),
-            bytes: progress.bytes.load(Ordering::Relaxed),
-            seconds: started.elapsed().as_secs_f64(),
+            version: JSON_VERSION,
+            guarantee: who.guarantee,
+            records: 0,
+            bytes: 0,
+            seconds: elapsed.as_secs_f64(),
             status,
-            error: failure,
-            partitions: positions
-                .into_iter()
-                .map(|((topic, partition), committed)| PartitionSummary {
-                    target_topic: opts.target_topic(&topic),
-                    topic,
-                    partition,
-                    committed,
-                })
-                .collect(),
+            error,
+            error_kind,
+            started: humantime::format_rfc3339_millis(began).to_string(),
+            ended: humantime::format_rfc3339_millis(now).to_string(),
+            from: who.from.clone(),
+            to: who.to.clone(),
+            group: who.group.clone(),
+            partitions: Vec::new(),
+            since: Some(started),
         }
     }
 }

@@ -347,3 +347,63 @@ fn issue_10_usage_errors_keep_the_hint_and_the_valid_values() {
         "possible values: none, at-least-once, exactly-once",
     );
 }
+
+/// Issue 10: with --json, every exit prints one JSON line, errors before the copy included
+/// (the cron .jsonl log had no line for them), with who must act as `error_kind`.
+#[test]
+fn issue_10_json_on_every_exit_names_the_error_kind() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .to_string();
+    let malformed = write_config("json-malformed", "clusters: [prod\n");
+    let base = [
+        "--from",
+        &closed,
+        "--to",
+        &closed,
+        "--topics",
+        "t",
+        "--timeout",
+        "1s",
+    ];
+    let cases: [(Vec<&str>, i32, &str); 3] = [
+        (vec!["--topic", "t", "--json"], 2, "usage"),
+        (
+            [&base[..], &["--config", &malformed, "--json"]].concat(),
+            2,
+            "usage",
+        ),
+        (
+            [&base[..], &["--json", "--group", "g"]].concat(),
+            1,
+            "failed",
+        ),
+    ];
+    for (args, code, kind) in cases {
+        let run = kr::wait(kr::spawn(&args), Duration::from_secs(60));
+        assert_eq!(run.code, code, "{args:?}: {run:?}");
+        assert_eq!(run.stdout.trim().lines().count(), 1, "{args:?}: {run:?}");
+        let json = run.json();
+        assert_eq!(json["version"], 1);
+        assert_eq!(json["status"], "failed");
+        assert_eq!(json["error_kind"], kind, "{json}");
+        assert!(json["error"].as_str().is_some_and(|e| !e.is_empty()));
+        assert_eq!(json["records"], 0);
+    }
+    let run = kr::wait(
+        kr::spawn(&[&base[..], &["--json", "--group", "g"]].concat()),
+        Duration::from_secs(60),
+    );
+    let json = run.json();
+    assert_eq!(
+        (
+            json["from"].as_str(),
+            json["to"].as_str(),
+            json["group"].as_str()
+        ),
+        (Some(closed.as_str()), Some(closed.as_str()), Some("g"))
+    );
+    assert_eq!(json["guarantee"], "at-least-once");
+}

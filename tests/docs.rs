@@ -72,3 +72,44 @@ fn readme_config_reference_matches_the_parser() {
         "README's config example leaves out defaults: {unset:?}"
     );
 }
+
+/// Issue 10: the README's `--json` example has exactly the fields a real run prints, and the
+/// field table documents each of them.
+#[test]
+fn issue_10_the_documented_json_matches_the_real_output() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md");
+    let section = readme
+        .split("## Exit codes")
+        .nth(1)
+        .expect("an Exit codes section");
+    let example = section
+        .split("```json")
+        .nth(1)
+        .and_then(|s| s.split("```").next())
+        .expect("a json example");
+    let documented: serde_json::Value = serde_json::from_str(example).expect("the example parses");
+    let run = kr::run(&["demo", "--records", "60", "--json"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let real = run.json();
+    let keys = |v: &serde_json::Value| -> BTreeSet<String> {
+        v.as_object().unwrap().keys().cloned().collect()
+    };
+    assert_eq!(keys(&documented), keys(&real), "top-level fields");
+    assert_eq!(
+        keys(&documented["partitions"][0]),
+        keys(&real["partitions"][0]),
+        "partition fields"
+    );
+    for key in keys(&real).iter().chain(&keys(&real["partitions"][0])) {
+        assert!(
+            section.contains(&format!("`{key}`")),
+            "the field table documents `{key}`"
+        );
+    }
+    assert_eq!(real["version"], 1);
+    for t in ["started", "ended"] {
+        let text = real[t].as_str().unwrap();
+        humantime::parse_rfc3339(text).unwrap_or_else(|e| panic!("{t} {text}: {e}"));
+    }
+}

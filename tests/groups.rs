@@ -197,7 +197,7 @@ fn first_signal_commits_and_exits_0_second_exits_130() {
     let child = kr::spawn(&args(
         &a,
         &b,
-        &["--topics", "t", "--delivery-timeout", "60s"],
+        &["--topics", "t", "--delivery-timeout", "60s", "--json"],
     ));
     std::thread::sleep(Duration::from_secs(3));
     b.freeze();
@@ -210,6 +210,9 @@ fn first_signal_commits_and_exits_0_second_exits_130() {
     let run = kr::wait(child, Duration::from_secs(10));
     assert_eq!(run.code, 130, "{run:?}");
     assert!(started.elapsed() < Duration::from_secs(5));
+    // Issue 10: a JSON line on this exit too.
+    assert_eq!(run.json()["status"], "interrupted");
+    assert_eq!(run.json()["error_kind"], "interrupted");
     b.thaw();
     let committed = kr::assert_committed_is_covered(&a.bootstrap, &b.bootstrap, "g", "t", "t", 2);
     assert!(committed.iter().all(|&c| c >= 250));
