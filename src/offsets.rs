@@ -61,10 +61,6 @@ pub struct PartitionTracker {
 }
 
 impl PartitionTracker {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
     /// Registers a record handed to the producer. Offsets must increase; a repeated or
     /// lower offset is refused, since it would make the prefix ambiguous.
     pub fn sent(&mut self, offset: i64) -> Result<(), UnknownOffset> {
@@ -173,7 +169,7 @@ mod tests {
 
     #[test]
     fn empty_tracker_commits_nothing() {
-        let t = PartitionTracker::new();
+        let t = PartitionTracker::default();
         assert_eq!(t.verified(), None);
         assert_eq!(t.to_commit(), None);
         assert_eq!(t.unsettled(), 0);
@@ -182,7 +178,7 @@ mod tests {
 
     #[test]
     fn sent_but_unacked_commits_nothing() {
-        let mut t = PartitionTracker::new();
+        let mut t = PartitionTracker::default();
         for off in 0..5 {
             t.sent(off).unwrap();
         }
@@ -192,7 +188,7 @@ mod tests {
 
     #[test]
     fn in_order_acks_advance_the_prefix() {
-        let mut t = PartitionTracker::new();
+        let mut t = PartitionTracker::default();
         for off in 10..15 {
             t.sent(off).unwrap();
         }
@@ -206,7 +202,7 @@ mod tests {
 
     #[test]
     fn out_of_order_acks_wait_for_the_gap() {
-        let mut t = PartitionTracker::new();
+        let mut t = PartitionTracker::default();
         for off in 0..4 {
             t.sent(off).unwrap();
         }
@@ -223,7 +219,7 @@ mod tests {
     #[test]
     fn sparse_offsets_commit_after_the_last_acked_record() {
         // Compacted topics and transaction markers leave holes in source offsets.
-        let mut t = PartitionTracker::new();
+        let mut t = PartitionTracker::default();
         for off in [3, 7, 8, 20] {
             t.sent(off).unwrap();
         }
@@ -235,7 +231,7 @@ mod tests {
 
     #[test]
     fn failure_in_the_middle_is_sticky() {
-        let mut t = PartitionTracker::new();
+        let mut t = PartitionTracker::default();
         for off in 0..6 {
             t.sent(off).unwrap();
         }
@@ -268,7 +264,7 @@ mod tests {
 
     #[test]
     fn the_first_failure_by_offset_is_reported() {
-        let mut t = PartitionTracker::new();
+        let mut t = PartitionTracker::default();
         for off in 0..3 {
             t.sent(off).unwrap();
         }
@@ -280,7 +276,7 @@ mod tests {
 
     #[test]
     fn failure_at_the_first_record_commits_nothing() {
-        let mut t = PartitionTracker::new();
+        let mut t = PartitionTracker::default();
         t.sent(0).unwrap();
         t.sent(1).unwrap();
         t.acked(1).unwrap();
@@ -290,7 +286,7 @@ mod tests {
 
     #[test]
     fn to_commit_only_when_ahead_of_the_last_commit() {
-        let mut t = PartitionTracker::new();
+        let mut t = PartitionTracker::default();
         t.sent(0).unwrap();
         t.acked(0).unwrap();
         assert_eq!(t.to_commit(), Some(NextOffset::at(1)));
@@ -307,7 +303,7 @@ mod tests {
 
     #[test]
     fn unknown_and_repeated_offsets_are_refused() {
-        let mut t = PartitionTracker::new();
+        let mut t = PartitionTracker::default();
         t.sent(5).unwrap();
         assert_eq!(t.sent(5), Err(UnknownOffset(5)));
         assert_eq!(t.sent(4), Err(UnknownOffset(4)));
@@ -320,7 +316,7 @@ mod tests {
     #[test]
     fn many_records_interleaved() {
         // Acks arrive in a shuffled order; the prefix must equal the longest fully acked run.
-        let mut t = PartitionTracker::new();
+        let mut t = PartitionTracker::default();
         let n = 1000i64;
         for off in 0..n {
             t.sent(off).unwrap();

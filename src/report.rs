@@ -124,6 +124,53 @@ pub struct PartitionSummary {
     pub target_topic: String,
     /// The committed source position (next offset to read) at exit, if any.
     pub committed: Option<i64>,
+    /// Records of this partition the target acknowledged in this run (under exactly-once, in
+    /// committed transactions), and the first and last of their source offsets.
+    pub records: u64,
+    pub first_offset: Option<i64>,
+    pub last_offset: Option<i64>,
+    /// The partition's end (high watermark) as the last fetch saw it, and the records between
+    /// the committed position and it; null when not known (e.g. the partition was revoked).
+    pub end_offset: Option<i64>,
+    pub lag: Option<i64>,
+}
+
+/// What one source partition contributed to a run's copy.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Copied {
+    pub records: u64,
+    pub first: Option<i64>,
+    pub last: Option<i64>,
+}
+
+impl Copied {
+    /// One more record, at source `offset`.
+    pub fn add(&mut self, offset: i64) {
+        self.records += 1;
+        self.first = Some(self.first.map_or(offset, |f| f.min(offset)));
+        self.last = Some(self.last.map_or(offset, |l| l.max(offset)));
+    }
+
+    pub fn merge(&mut self, other: &Copied) {
+        self.records += other.records;
+        self.first = match (self.first, other.first) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.last = match (self.last, other.last) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+    }
+}
+
+/// A source partition at the end of a run, as an engine hands it to the summary.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PartitionEnd {
+    pub committed: Option<i64>,
+    pub copied: Copied,
+    /// High watermark of the last fetch, while the partition was still assigned.
+    pub end_offset: Option<i64>,
 }
 
 /// How a run ended.
@@ -165,7 +212,7 @@ impl Summary {
         stopped: bool,
         failure: Option<String>,
         progress: &Counters,
-        positions: BTreeMap<(String, i32), Option<i64>>,
+        positions: BTreeMap<(String, i32), PartitionEnd>,
     ) -> Self {
         let status = match (&failure, stopped) {
             (Some(_), _) => Status::Failed,
@@ -178,11 +225,19 @@ impl Summary {
         summary.bytes = progress.bytes.load(Ordering::Relaxed);
         summary.partitions = positions
             .into_iter()
-            .map(|((topic, partition), committed)| PartitionSummary {
+            .map(|((topic, partition), end)| PartitionSummary {
                 target_topic: opts.target_topic(&topic),
                 topic,
                 partition,
-                committed,
+                committed: end.committed,
+                records: end.copied.records,
+                first_offset: end.copied.first,
+                last_offset: end.copied.last,
+                end_offset: end.end_offset,
+                lag: end
+                    .end_offset
+                    .zip(end.committed)
+                    .map(|(high, pos)| (high - pos).max(0)),
             })
             .collect();
         summary
@@ -252,5 +307,26 @@ impl Summary {
             partitions: Vec::new(),
             since: Some(started),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copied_counts_and_spans_offsets_in_any_order() {
+        let mut a = Copied::default();
+        for o in [5, 3, 9] {
+            a.add(o);
+        }
+        assert_eq!((a.records, a.first, a.last), (3, Some(3), Some(9)));
+        let mut b = Copied::default();
+        b.add(12);
+        a.merge(&b);
+        assert_eq!((a.records, a.first, a.last), (4, Some(3), Some(12)));
+        let mut empty = Copied::default();
+        empty.merge(&Copied::default());
+        assert_eq!(empty, Copied::default());
     }
 }

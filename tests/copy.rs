@@ -145,3 +145,51 @@ fn copy_within_one_cluster_under_a_new_name() {
     assert_eq!(run.code, 0, "{run:?}");
     kr::assert_complete(&a.bootstrap, &a.bootstrap, "events", "events.copy", 2);
 }
+
+/// Issue 10: the JSON summary says per partition what this run copied (records, first and
+/// last source offset) and what is left (end offset, lag), under both engines.
+#[test]
+fn issue_10_json_partitions_say_what_was_copied_and_what_is_left() {
+    let a = Tansu::start("json-a");
+    let b = Tansu::start("json-b");
+    for guarantee in ["at-least-once", "exactly-once"] {
+        let (topic, group) = (format!("t-{guarantee}"), format!("g-{guarantee}"));
+        common::create_topic(&a.bootstrap, &topic, 2);
+        common::create_topic(&b.bootstrap, &topic, 2);
+        let run = |n: usize, tag: &str| {
+            common::produce(&a.bootstrap, &topic, &kr::records(n, 2, tag));
+            let mut args = vec![
+                "--from",
+                a.bootstrap.as_str(),
+                "--to",
+                b.bootstrap.as_str(),
+                "--topics",
+                topic.as_str(),
+                "--group",
+                group.as_str(),
+                "--guarantee",
+                guarantee,
+                "--until-caught-up",
+                "--json",
+            ];
+            args.extend_from_slice(&FAST_GROUP);
+            let run = kr::run(&args);
+            assert_eq!(run.code, 0, "{guarantee}: {run:?}");
+            run.json()
+        };
+        let first = run(30, "one");
+        let second = run(10, "two");
+        for (json, records, from, to) in [(first, 15, 0, 14), (second, 5, 15, 19)] {
+            let parts = json["partitions"].as_array().unwrap();
+            assert_eq!(parts.len(), 2, "{json}");
+            for p in parts {
+                assert_eq!(p["records"], records, "{guarantee}: {p}");
+                assert_eq!(p["first_offset"], from, "{guarantee}: {p}");
+                assert_eq!(p["last_offset"], to, "{guarantee}: {p}");
+                assert_eq!(p["committed"], to + 1, "{guarantee}: {p}");
+                assert_eq!(p["end_offset"], to + 1, "{guarantee}: {p}");
+                assert_eq!(p["lag"], 0, "{guarantee}: {p}");
+            }
+        }
+    }
+}

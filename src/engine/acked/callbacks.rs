@@ -12,8 +12,8 @@ use rdkafka::producer::{BaseProducer, DeliveryResult, ProducerContext};
 use rdkafka::types::RDKafkaRespErr;
 use rdkafka::{Offset, TopicPartitionList};
 
-use super::state::{commit_list, mark_committed, Shared};
-use crate::offsets::PartitionTracker;
+use super::state::{commit_list, mark_committed, Part, Shared};
+use crate::offsets::NextOffset;
 use crate::options::{Guarantee, StartPosition};
 use crate::source;
 use crate::target;
@@ -36,7 +36,7 @@ impl ProducerContext for Deliveries {
         };
         let (topic, partition) = (msg.topic(), msg.partition());
         let mut st = self.shared.lock();
-        let Some(tracker) = st.parts.get_mut(topic).and_then(|p| p.get_mut(&partition)) else {
+        let Some(part) = st.parts.get_mut(topic).and_then(|p| p.get_mut(&partition)) else {
             // Revoked although this record was in flight (the flush failed, so the run is
             // ending): the last commit never covered it.
             return;
@@ -49,9 +49,10 @@ impl ProducerContext for Deliveries {
                     .progress
                     .bytes
                     .fetch_add(n as u64, Ordering::Relaxed);
-                tracker.acked(offset)
+                part.copied.add(offset);
+                part.tracker.acked(offset)
             }
-            Some(e) => tracker.failed(offset, e.to_string()),
+            Some(e) => part.tracker.failed(offset, e.to_string()),
         };
         if let Some(e) = err {
             let source = self
@@ -167,7 +168,7 @@ impl Rebalancer {
             st.parts
                 .entry(target.clone())
                 .or_default()
-                .insert(partition, PartitionTracker::new());
+                .insert(partition, Part::default());
             st.ends.insert(topic, partition, start);
         }
         st.publish(&self.shared.progress);
@@ -234,9 +235,12 @@ impl Rebalancer {
             let Some(target) = self.shared.target_of.get(&source) else {
                 continue;
             };
-            if let Some(t) = st.parts.get_mut(target).and_then(|p| p.remove(&partition)) {
-                if let (false, Some(c)) = (lost, t.committed()) {
-                    st.released.insert((source, partition), c.get());
+            if let Some(part) = st.parts.get_mut(target).and_then(|p| p.remove(&partition)) {
+                let committed = part.tracker.committed().filter(|_| !lost);
+                if committed.is_some() || part.copied.records > 0 {
+                    let end = st.released.entry((source, partition)).or_default();
+                    end.copied.merge(&part.copied);
+                    end.committed = committed.map(NextOffset::get).or(end.committed);
                 }
             }
         }

@@ -28,7 +28,7 @@ use crate::error::Result;
 use crate::kafka;
 use crate::offsets::NextOffset;
 use crate::options::{Guarantee, RunOptions};
-use crate::report::{Counters, Summary};
+use crate::report::{Counters, PartitionEnd, Summary};
 use crate::source::{self, classify, Polled, Warner};
 use crate::target::{self, NotSent};
 use crate::topics::{self, Route};
@@ -126,11 +126,7 @@ impl Acked {
         let stopped = stop.load(Ordering::SeqCst);
         self.finish();
         let st = self.shared.lock();
-        let mut positions: BTreeMap<(String, i32), Option<i64>> = st
-            .released
-            .iter()
-            .map(|(k, v)| (k.clone(), Some(*v)))
-            .collect();
+        let mut positions: BTreeMap<(String, i32), PartitionEnd> = st.released.clone();
         // A partition with nothing new to commit still holds the group's position read at
         // assignment (under `none`, auto-commit may have moved it since).
         let held: HashMap<(String, i32), i64> = match self.opts.guarantee {
@@ -149,13 +145,18 @@ impl Acked {
                 .get(target)
                 .cloned()
                 .unwrap_or_default();
-            for (&p, t) in parts {
+            for (&p, part) in parts {
                 let key = (source.clone(), p);
-                let committed = t
+                let committed = part
+                    .tracker
                     .committed()
                     .map(NextOffset::get)
                     .or_else(|| held.get(&key).copied());
-                positions.insert(key, committed);
+                let end_offset = source::cached_watermarks(&self.consumer, &source, p).map(|w| w.1);
+                let end = positions.entry(key).or_default();
+                end.copied.merge(&part.copied);
+                end.committed = committed.or(end.committed);
+                end.end_offset = end_offset;
             }
         }
         let summary = Summary::new(
@@ -246,11 +247,11 @@ impl Acked {
         let (partition, offset) = (msg.partition(), msg.offset());
         {
             let mut st = self.shared.lock();
-            let Some(t) = st.parts.get_mut(target).and_then(|p| p.get_mut(&partition)) else {
+            let Some(part) = st.parts.get_mut(target).and_then(|p| p.get_mut(&partition)) else {
                 // Fetched before a revoke took the partition away: not ours to copy.
                 return;
             };
-            if t.sent(offset).is_err() {
+            if part.tracker.sent(offset).is_err() {
                 st.fail(format!(
                     "internal error: {}[{partition}] offset {offset} read twice",
                     msg.topic()
@@ -263,8 +264,8 @@ impl Acked {
         let give_up = || stop.load(Ordering::Relaxed) || self.shared.lock().failure.is_some();
         if let Err(NotSent::Refused(e)) = target::send(&self.producer, record, give_up) {
             let mut st = self.shared.lock();
-            if let Some(t) = st.parts.get_mut(target).and_then(|p| p.get_mut(&partition)) {
-                let _ = t.failed(offset, e.to_string());
+            if let Some(part) = st.parts.get_mut(target).and_then(|p| p.get_mut(&partition)) {
+                let _ = part.tracker.failed(offset, e.to_string());
             }
             st.fail(format!(
                 "cannot produce {}[{partition}] offset {offset} to {target}: {e}",

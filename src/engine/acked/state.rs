@@ -9,20 +9,28 @@ use std::time::Instant;
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::offsets::{NextOffset, PartitionTracker};
-use crate::report::Counters;
+use crate::report::{Copied, Counters, PartitionEnd};
 use crate::shard::Fnv;
 use crate::source::Ends;
 
 pub(super) type TopicMap<V> = HashMap<String, V, std::hash::BuildHasherDefault<Fnv>>;
 
+/// One assigned source partition: its commit decision and what it contributed to the copy.
+#[derive(Debug, Default)]
+pub(super) struct Part {
+    pub(super) tracker: PartitionTracker,
+    pub(super) copied: Copied,
+}
+
 /// Everything the loop, the delivery callback and the rebalance callback share.
 #[derive(Debug, Default)]
 pub(super) struct State {
     /// Keyed by target topic (the delivery report names it), then partition.
-    pub(super) parts: TopicMap<BTreeMap<i32, PartitionTracker>>,
+    pub(super) parts: TopicMap<BTreeMap<i32, Part>>,
     pub(super) ends: Ends,
-    /// Committed positions of partitions this process no longer owns, for the summary.
-    pub(super) released: BTreeMap<(String, i32), i64>,
+    /// Partitions this process no longer owns (committed position, records copied), for the
+    /// summary.
+    pub(super) released: BTreeMap<(String, i32), PartitionEnd>,
     /// The first failure that ends the run.
     pub(super) failure: Option<String>,
     pub(super) assigned_once: bool,
@@ -41,9 +49,9 @@ impl State {
     /// Publishes the assignment and commit counts for the progress display.
     pub(super) fn publish(&self, progress: &Counters) {
         let (mut assigned, mut committed) = (0, 0);
-        for t in self.parts.values().flat_map(BTreeMap::values) {
+        for part in self.parts.values().flat_map(BTreeMap::values) {
             assigned += 1;
-            committed += u64::from(t.committed().is_some());
+            committed += u64::from(part.tracker.committed().is_some());
         }
         progress.assigned.store(assigned, Ordering::Relaxed);
         progress.committed.store(committed, Ordering::Relaxed);
@@ -70,7 +78,7 @@ impl Shared {
 /// when given) that moved past its last commit; with `all`, every verified prefix, since the
 /// final synchronous commit must also store what an asynchronous one may have lost.
 pub(super) fn positions_to_commit<'a>(
-    parts: &'a TopicMap<BTreeMap<i32, PartitionTracker>>,
+    parts: &'a TopicMap<BTreeMap<i32, Part>>,
     source_of: &'a TopicMap<String>,
     only: Option<&[(String, i32)]>,
     all: bool,
@@ -80,7 +88,7 @@ pub(super) fn positions_to_commit<'a>(
         let Some(source) = source_of.get(target) else {
             continue;
         };
-        for (&partition, t) in trackers {
+        for (&partition, Part { tracker: t, .. }) in trackers {
             if only.is_some_and(|o| !o.iter().any(|(s, p)| s == source && *p == partition)) {
                 continue;
             }
@@ -118,7 +126,7 @@ pub(super) fn mark_committed(shared: &Shared, tpl: &TopicPartitionList) {
             .get_mut(target)
             .and_then(|p| p.get_mut(&e.partition()))
         {
-            t.mark_committed(NextOffset::at(n));
+            t.tracker.mark_committed(NextOffset::at(n));
         }
     }
     st.publish(&shared.progress);
@@ -130,17 +138,24 @@ mod tests {
 
     /// Target topic `b.t` copies source topic `t`; `acks[p]` are the acknowledged offsets of
     /// partition p out of 0..10 sent.
-    fn table(acks: &[&[i64]]) -> (TopicMap<BTreeMap<i32, PartitionTracker>>, TopicMap<String>) {
-        let mut parts: TopicMap<BTreeMap<i32, PartitionTracker>> = TopicMap::default();
+    fn table(acks: &[&[i64]]) -> (TopicMap<BTreeMap<i32, Part>>, TopicMap<String>) {
+        let mut parts: TopicMap<BTreeMap<i32, Part>> = TopicMap::default();
         for (p, acked) in acks.iter().enumerate() {
-            let mut t = PartitionTracker::new();
+            let mut t = PartitionTracker::default();
             for off in 0..10 {
                 t.sent(off).unwrap();
             }
             for &off in *acked {
                 t.acked(off).unwrap();
             }
-            parts.entry("b.t".into()).or_default().insert(p as i32, t);
+            let part = Part {
+                tracker: t,
+                copied: Copied::default(),
+            };
+            parts
+                .entry("b.t".into())
+                .or_default()
+                .insert(p as i32, part);
         }
         let mut source_of = TopicMap::default();
         source_of.insert("b.t".to_string(), "t".to_string());
@@ -166,9 +181,9 @@ mod tests {
     #[test]
     fn committed_positions_are_repeated_only_for_the_final_commit() {
         let (mut parts, source_of) = table(&[&[0, 1], &[0]]);
-        for t in parts.get_mut("b.t").unwrap().values_mut() {
-            let v = t.verified().unwrap();
-            t.mark_committed(v);
+        for part in parts.get_mut("b.t").unwrap().values_mut() {
+            let v = part.tracker.verified().unwrap();
+            part.tracker.mark_committed(v);
         }
         assert!(positions_to_commit(&parts, &source_of, None, false).is_empty());
         assert_eq!(
@@ -195,7 +210,7 @@ mod tests {
     #[test]
     fn a_failed_delivery_stops_its_partition_for_good() {
         let (mut parts, source_of) = table(&[&[0, 1]]);
-        let t = parts.get_mut("b.t").unwrap().get_mut(&0).unwrap();
+        let t = &mut parts.get_mut("b.t").unwrap().get_mut(&0).unwrap().tracker;
         t.failed(2, "refused").unwrap();
         for off in 3..10 {
             t.acked(off).unwrap();

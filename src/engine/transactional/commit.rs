@@ -34,6 +34,8 @@ impl Exactly {
                 self.aborts_in_a_row = 0;
                 let mut tpl = TopicPartitionList::new();
                 for ((t, p), o) in self.parts.iter_mut() {
+                    let pending = std::mem::take(&mut o.pending);
+                    o.copied.merge(&pending);
                     if let Some(sent) = o.sent.take() {
                         o.committed = Some(sent);
                         let _ = tpl.add_partition_offset(t, *p, Offset::Offset(sent.get()));

@@ -32,7 +32,7 @@ use crate::kafka;
 use crate::offsets::NextOffset;
 use crate::options::{RunOptions, StartPosition};
 use crate::origin::{write_origin, ORIGIN_HEADER};
-use crate::report::{Counters, Summary};
+use crate::report::{Copied, Counters, PartitionEnd, Summary};
 use crate::source::{self, classify, Ends, Polled, Warner};
 use crate::target::{self, NotSent};
 use crate::topics::{self, Route};
@@ -47,6 +47,9 @@ struct Owned {
     committed: Option<NextOffset>,
     /// Position after the last record sent in the open transaction.
     sent: Option<NextOffset>,
+    /// Records of committed transactions, and of the open one.
+    copied: Copied,
+    pending: Copied,
 }
 
 /// The open transaction.
@@ -94,6 +97,8 @@ impl Exactly {
                 let owned = Owned {
                     target: r.target.clone(),
                     committed: None,
+                    copied: Copied::default(),
+                    pending: Copied::default(),
                     sent: None,
                 };
                 ((r.source.clone(), p), owned)
@@ -140,12 +145,20 @@ impl Exactly {
                 self.copy(stop);
             }
         }
-        source::close(&self.consumer, self.opts.timeout);
+        // End offsets from the last fetches, before leaving forgets them.
         let positions = self
             .parts
             .iter()
-            .map(|(k, o)| (k.clone(), o.committed.map(NextOffset::get)))
+            .map(|((t, p), o)| {
+                let end = PartitionEnd {
+                    committed: o.committed.map(NextOffset::get),
+                    copied: o.copied,
+                    end_offset: source::cached_watermarks(&self.consumer, t, *p).map(|w| w.1),
+                };
+                ((t.clone(), *p), end)
+            })
             .collect();
+        source::close(&self.consumer, self.opts.timeout);
         Summary::new(
             &self.opts,
             started,
@@ -210,6 +223,7 @@ impl Exactly {
             };
             owned.committed = found.get(&key).copied();
             owned.sent = None;
+            owned.pending = Copied::default();
             tpl.add_partition_offset(topic, *partition, start)
                 .map_err(|e| format!("cannot assign {topic}[{partition}]: {e}"))?;
             self.ends.insert(topic, *partition, start);
@@ -352,6 +366,7 @@ fn forward(
         }
     }
     owned.sent = Some(NextOffset::after(msg.offset()));
+    owned.pending.add(msg.offset());
     txn.records += 1;
     txn.bytes += (msg.payload_len() + msg.key().map_or(0, <[u8]>::len)) as u64;
     Ok(())
