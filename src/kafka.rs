@@ -5,7 +5,10 @@
 use std::time::Duration;
 
 use rdkafka::config::ClientConfig;
-use rdkafka::consumer::{BaseConsumer, Consumer};
+use std::sync::Mutex;
+
+use rdkafka::client::ClientContext;
+use rdkafka::consumer::{BaseConsumer, Consumer, ConsumerContext};
 use rdkafka::error::KafkaError;
 
 use crate::error::{redact_quoted, Error};
@@ -254,7 +257,7 @@ pub fn admin_config(spec: &ClusterSpec) -> ClientConfig {
 /// Prints what librdkafka logged on a client that nothing polls (a metadata client): rust-rdkafka
 /// queues librdkafka's log lines on the client's main queue and prints them only when it is
 /// polled, so `-v` showed nothing about why a broker could not be reached.
-pub fn serve_logs(client: &BaseConsumer) {
+pub fn serve_logs<C: ConsumerContext>(client: &BaseConsumer<C>) {
     // SAFETY: the client pointer is valid for the consumer's lifetime; the queue handle is
     // released before returning.
     let queued = unsafe {
@@ -267,6 +270,50 @@ pub fn serve_logs(client: &BaseConsumer) {
     for _ in 0..queued {
         let _ = client.poll(Duration::ZERO);
     }
+}
+
+/// A metadata client's context: keeps librdkafka's error reasons, so that a cluster that cannot
+/// be reached is reported with why.
+#[derive(Default)]
+pub struct Reasons(Mutex<Vec<String>>);
+
+impl ClientContext for Reasons {
+    fn error(&self, error: KafkaError, reason: &str) {
+        log::error!("{error}: {reason}");
+        let mut seen = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if seen.len() < 16 {
+            seen.push(reason.to_string());
+        }
+    }
+}
+
+impl ConsumerContext for Reasons {}
+
+impl Reasons {
+    /// Why the cluster could not be reached, from what librdkafka said.
+    pub fn why(&self) -> String {
+        unreachable_because(&self.0.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+/// The kind of connection failure, with librdkafka's words for it: refused, unknown host, TLS
+/// handshake, SASL authentication, or no answer at all (timed out).
+pub fn unreachable_because(reasons: &[String]) -> String {
+    const KINDS: &[(&str, &str)] = &[
+        ("Connection refused", "connection refused"),
+        ("Failed to resolve", "unknown host"),
+        ("SSL handshake failed", "TLS handshake failed"),
+        ("SSL", "TLS error"),
+        ("SASL", "SASL authentication failed"),
+        ("Authentication", "SASL authentication failed"),
+        ("timed out", "timed out"),
+    ];
+    for (needle, kind) in KINDS {
+        if let Some(r) = reasons.iter().find(|r| r.contains(needle)) {
+            return format!("{kind} ({})", r.trim());
+        }
+    }
+    "timed out: no answer from any broker".to_string()
 }
 
 /// Turns a client-creation error into one usage line naming the property (never its value,
@@ -289,6 +336,28 @@ pub fn creation_error(side: &str, e: KafkaError) -> Error {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn issue_10_connection_failures_say_what_kind_they_are() {
+        let why = |r: &str| unreachable_because(&[r.to_string()]);
+        assert!(why("127.0.0.1:1/bootstrap: Connect to ipv4#127.0.0.1:1 failed: Connection refused (after 0ms in state CONNECT)").starts_with("connection refused ("));
+        assert!(
+            why("h:9092/bootstrap: Failed to resolve 'h:9092': Name or service not known")
+                .starts_with("unknown host")
+        );
+        assert!(why("ssl://h:9093/bootstrap: SSL handshake failed: error:0A000086:SSL routines::certificate verify failed").starts_with("TLS handshake failed"));
+        assert!(why("sasl_ssl://h:9093/bootstrap: SASL SCRAM-SHA-512 mechanism handshake failed: Broker: Request not valid in current SASL state").starts_with("SASL authentication failed"));
+        assert_eq!(
+            unreachable_because(&[]),
+            "timed out: no answer from any broker"
+        );
+        // The specific reason wins over the summary librdkafka adds after it.
+        let both = [
+            "1/1 brokers are down".to_string(),
+            "Connect to ipv4#h failed: Connection refused".to_string(),
+        ];
+        assert!(unreachable_because(&both).starts_with("connection refused"));
+    }
+
     use super::*;
 
     fn spec(props: &[(&str, &str)]) -> ClusterSpec {

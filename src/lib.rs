@@ -143,21 +143,31 @@ fn copy(args: &cli::CopyArgs, started: Instant, who: &mut Identity) -> Result<Ex
         .build()
         .map_err(|e| Error::failed(format!("cannot start the runtime: {e}")))?;
     progress::init_logging(args.verbose);
-    let stop = Arc::new(AtomicBool::new(false));
-    let quiet = args.quiet;
-    let interrupted = args.json.then(|| Summary::interrupted(who, started));
+    let signals = Signals {
+        stop: Arc::new(AtomicBool::new(false)),
+        copying: Arc::new(AtomicBool::new(false)),
+        json: args.json.then(|| who.clone()),
+        started,
+    };
+    let (stop, copying) = (signals.stop.clone(), signals.copying.clone());
+    let (quiet, every) = (args.quiet, opts.commit_interval);
     runtime.block_on(async {
-        watch_signals(stop.clone(), interrupted)?;
+        watch_signals(signals)?;
         let progress = Arc::new(Counters::default());
         // librdkafka calls block: keep them off the async workers.
         let summary = tokio::task::spawn_blocking(move || -> Result<Summary, Error> {
-            let replicator = Replicator::prepare(&opts, progress.clone())?;
-            let live = progress::start(progress, quiet);
-            let summary = replicator.run(&stop);
+            progress.set_waiting(Some("checking clusters and topics".into()));
+            let live = progress::start(progress.clone(), quiet, every);
+            let prepared = Replicator::prepare(&opts, progress.clone());
+            progress.set_waiting(None);
+            let summary = prepared.map(|replicator| {
+                copying.store(true, Ordering::SeqCst);
+                replicator.run(&stop)
+            });
             if let Some(live) = live {
                 live.finish();
             }
-            Ok(summary)
+            summary
         })
         .await
         .map_err(|e| Error::failed(format!("the replication thread failed: {e}")))??;
@@ -166,9 +176,21 @@ fn copy(args: &cli::CopyArgs, started: Instant, who: &mut Identity) -> Result<Ex
     })
 }
 
-/// First SIGINT/SIGTERM: stop consuming, flush, verify, commit. Second: exit 130 at once,
-/// committing nothing more (printing `json` first, its end time updated, with `--json`).
-fn watch_signals(stop: Arc<AtomicBool>, json: Option<Summary>) -> Result<(), Error> {
+/// What the signal handler needs to know about the run.
+struct Signals {
+    /// Set by the first signal: the engines stop consuming, flush, verify and commit.
+    stop: Arc<AtomicBool>,
+    /// Set once the checks passed and the copy began.
+    copying: Arc<AtomicBool>,
+    /// With `--json`: who runs, for the line printed on an early exit.
+    json: Option<Identity>,
+    started: Instant,
+}
+
+/// First SIGINT/SIGTERM: stop consuming, flush, verify, commit (during the checks before the
+/// copy there is nothing to flush or commit: exit 0 at once). Second: exit 130 at once,
+/// committing nothing more.
+fn watch_signals(s: Signals) -> Result<(), Error> {
     use tokio::signal::unix::{signal, SignalKind};
     let mut int = signal(SignalKind::interrupt())
         .map_err(|e| Error::failed(format!("cannot watch SIGINT: {e}")))?;
@@ -180,12 +202,21 @@ fn watch_signals(stop: Arc<AtomicBool>, json: Option<Summary>) -> Result<(), Err
                 _ = int.recv() => {}
                 _ = term.recv() => {}
             }
-            if stop.swap(true, Ordering::SeqCst) {
+            if s.stop.swap(true, Ordering::SeqCst) {
                 progress::say("kreplicate: second signal: exiting now without committing");
-                if let Some(summary) = &json {
-                    print_json(&summary.at_exit());
+                if let Some(who) = &s.json {
+                    print_json(&Summary::interrupted(who, s.started));
                 }
                 std::process::exit(Exit::Interrupted.code().into());
+            }
+            if !s.copying.load(Ordering::SeqCst) {
+                progress::say(
+                    "kreplicate: stopped before copying: nothing was consumed, produced or committed",
+                );
+                if let Some(who) = &s.json {
+                    print_json(&Summary::stopped_before_copying(who, s.started));
+                }
+                std::process::exit(Exit::Done.code().into());
             }
             progress::say(
                 "kreplicate: stopping: flushing, verifying and committing (signal again to exit at once)",

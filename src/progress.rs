@@ -1,10 +1,12 @@
-//! Live progress on stderr (only when it is a terminal) and log lines that never tear it.
+//! What a run shows while it runs: the live display when stderr is a terminal, one progress
+//! line per interval otherwise (journald, cron mail), and log lines that never tear the
+//! display. Lines that are not on a terminal carry a time stamp.
 
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -13,8 +15,21 @@ use crate::report::Counters;
 /// The bar currently drawn, if any: `say` prints above it instead of through it.
 static ACTIVE: Mutex<Option<ProgressBar>> = Mutex::new(None);
 
-/// Prints one line on stderr without tearing the progress display.
+/// Prints one line on stderr without tearing the progress display; time-stamped when stderr is
+/// not a terminal.
 pub fn say(line: &str) {
+    emit(line, !std::io::stderr().is_terminal());
+}
+
+fn emit(line: &str, stamped: bool) {
+    let line = if stamped {
+        format!(
+            "{} {line}",
+            humantime::format_rfc3339_millis(SystemTime::now())
+        )
+    } else {
+        line.to_string()
+    };
     let active = ACTIVE.lock().unwrap_or_else(|e| e.into_inner());
     match active.as_ref() {
         Some(bar) => bar.println(line),
@@ -22,17 +37,27 @@ pub fn say(line: &str) {
     }
 }
 
-/// A running display; `finish` removes it.
+/// A running display or progress-line writer; `finish` ends it.
 pub struct Live {
-    bar: ProgressBar,
+    bar: Option<ProgressBar>,
     stop: Arc<AtomicBool>,
     ticker: Option<JoinHandle<()>>,
 }
 
-/// Starts the display when stderr is a terminal and `quiet` is off.
-pub fn start(progress: Arc<Counters>, quiet: bool) -> Option<Live> {
-    if quiet || !std::io::stderr().is_terminal() {
+/// Unless `quiet`: the display when stderr is a terminal, else one line every `every`.
+pub fn start(progress: Arc<Counters>, quiet: bool, every: Duration) -> Option<Live> {
+    if quiet {
         return None;
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    if !std::io::stderr().is_terminal() {
+        let stop2 = stop.clone();
+        let ticker = std::thread::spawn(move || lines(&progress, &stop2, every));
+        return Some(Live {
+            bar: None,
+            stop,
+            ticker: Some(ticker),
+        });
     }
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(4))
         .with_style(
@@ -40,56 +65,85 @@ pub fn start(progress: Arc<Counters>, quiet: bool) -> Option<Live> {
                 .unwrap_or_else(|_| ProgressStyle::default_spinner()),
         );
     *ACTIVE.lock().unwrap_or_else(|e| e.into_inner()) = Some(bar.clone());
-    let stop = Arc::new(AtomicBool::new(false));
     let ticker = {
         let (bar, stop) = (bar.clone(), stop.clone());
         std::thread::spawn(move || tick(&bar, &progress, &stop))
     };
     Some(Live {
-        bar,
+        bar: Some(bar),
         stop,
         ticker: Some(ticker),
     })
 }
 
+/// Records per second, smoothed over the last few samples.
+#[derive(Default)]
+struct Rate {
+    last: Option<(Instant, u64)>,
+    per_sec: f64,
+}
+
+impl Rate {
+    fn sample(&mut self, records: u64) -> f64 {
+        if let Some((at, before)) = self.last {
+            let dt = at.elapsed().as_secs_f64();
+            if dt > 0.0 {
+                let now = records.saturating_sub(before) as f64 / dt;
+                self.per_sec = if self.per_sec == 0.0 {
+                    now
+                } else {
+                    0.7 * self.per_sec + 0.3 * now
+                };
+            }
+        }
+        self.last = Some((Instant::now(), records));
+        self.per_sec
+    }
+}
+
+/// What the run is doing: the phase it waits in, or its counters.
+fn message(p: &Counters, rate: f64) -> String {
+    if let Some(what) = p.waiting() {
+        return format!("{what}…");
+    }
+    let lag = p.lag.load(Ordering::Relaxed);
+    let lag = if lag >= 0 {
+        format!("  {} to go", count(lag as u64))
+    } else {
+        String::new()
+    };
+    format!(
+        "{} records  {:.1} MB  {}/s{lag}  committed {}/{} partitions",
+        count(p.records.load(Ordering::Relaxed)),
+        p.bytes.load(Ordering::Relaxed) as f64 / 1e6,
+        count(rate as u64),
+        p.committed.load(Ordering::Relaxed),
+        p.assigned.load(Ordering::Relaxed),
+    )
+}
+
 fn tick(bar: &ProgressBar, p: &Counters, stop: &AtomicBool) {
-    let mut last = (Instant::now(), 0u64);
-    let mut rate = 0.0f64;
+    let mut rate = Rate::default();
     while !stop.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_millis(250));
-        let records = p.records.load(Ordering::Relaxed);
-        let bytes = p.bytes.load(Ordering::Relaxed);
-        let dt = last.0.elapsed().as_secs_f64();
-        if dt > 0.0 {
-            // Smoothed records/s over the last few ticks.
-            let now = (records - last.1) as f64 / dt;
-            rate = if rate == 0.0 {
-                now
-            } else {
-                0.7 * rate + 0.3 * now
-            };
-        }
-        last = (Instant::now(), records);
-        if let Some(what) = p.waiting() {
-            bar.set_message(format!("{what}…"));
-            bar.tick();
-            continue;
-        }
-        let lag = p.lag.load(Ordering::Relaxed);
-        let lag = if lag >= 0 {
-            format!("  {} to go", count(lag as u64))
-        } else {
-            String::new()
-        };
-        bar.set_message(format!(
-            "{} records  {:.1} MB  {}/s{lag}  committed {}/{} partitions",
-            count(records),
-            bytes as f64 / 1e6,
-            count(rate as u64),
-            p.committed.load(Ordering::Relaxed),
-            p.assigned.load(Ordering::Relaxed),
-        ));
+        let per_sec = rate.sample(p.records.load(Ordering::Relaxed));
+        bar.set_message(message(p, per_sec));
         bar.tick();
+    }
+}
+
+/// Not on a terminal: one time-stamped line per interval, so journald shows progress.
+fn lines(p: &Counters, stop: &AtomicBool, every: Duration) {
+    let mut rate = Rate::default();
+    rate.sample(0);
+    let mut next = Instant::now() + every;
+    while !stop.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(100));
+        if Instant::now() >= next {
+            let per_sec = rate.sample(p.records.load(Ordering::Relaxed));
+            emit(&format!("kreplicate: {}", message(p, per_sec)), true);
+            next = Instant::now() + every;
+        }
     }
 }
 
@@ -99,8 +153,10 @@ impl Live {
         if let Some(t) = self.ticker.take() {
             let _ = t.join();
         }
-        self.bar.finish_and_clear();
-        *ACTIVE.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+            *ACTIVE.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        }
     }
 }
 
@@ -139,22 +195,26 @@ impl log::Log for StderrLog {
         }
         // rust-rdkafka starts librdkafka's lines with the target's name again.
         let msg = msg.strip_prefix("librdkafka: ").unwrap_or(&msg);
-        say(&format!("kreplicate: {} {}: {msg}", r.level(), r.target()));
+        emit(
+            &format!("kreplicate: {} {}: {msg}", r.level(), r.target()),
+            true,
+        );
     }
     fn flush(&self) {}
 }
 
-/// Level from `-v` counts (1 info, 2 debug, 3 trace), or from `RUST_LOG` when set to a level.
+/// Level from `-v` counts (1 info, 2 debug, 3 trace); without `-v`, from `RUST_LOG` when it
+/// is set to a level.
 pub fn init_logging(verbose: u8) {
-    let from_env = std::env::var("RUST_LOG")
-        .ok()
-        .and_then(|v| v.trim().parse::<log::LevelFilter>().ok());
-    let level = from_env.unwrap_or(match verbose {
-        0 => log::LevelFilter::Off,
+    let level = match verbose {
+        0 => std::env::var("RUST_LOG")
+            .ok()
+            .and_then(|v| v.trim().parse::<log::LevelFilter>().ok())
+            .unwrap_or(log::LevelFilter::Off),
         1 => log::LevelFilter::Info,
         2 => log::LevelFilter::Debug,
         _ => log::LevelFilter::Trace,
-    });
+    };
     if level != log::LevelFilter::Off && log::set_logger(&StderrLog).is_ok() {
         log::set_max_level(level);
     }

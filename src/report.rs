@@ -31,6 +31,18 @@ impl Counters {
         *self.waiting.lock().unwrap_or_else(|e| e.into_inner()) = what;
     }
 
+    /// The last phase: committing what was copied (after a first signal: stopping).
+    pub fn finishing(&self, stopped: bool) {
+        self.set_waiting(Some(
+            if stopped {
+                "stopping: flushing, verifying and committing"
+            } else {
+                "committing"
+            }
+            .into(),
+        ));
+    }
+
     pub fn waiting(&self) -> Option<String> {
         self.waiting
             .lock()
@@ -112,9 +124,6 @@ pub struct Summary {
     pub to: Option<String>,
     pub group: Option<String>,
     pub partitions: Vec<PartitionSummary>,
-    /// When the run started, for [`Summary::at_exit`].
-    #[serde(skip)]
-    since: Option<Instant>,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -258,14 +267,9 @@ impl Summary {
         )
     }
 
-    /// The same summary, ending now.
-    pub fn at_exit(&self) -> Self {
-        let mut s = self.clone();
-        s.ended = humantime::format_rfc3339_millis(SystemTime::now()).to_string();
-        if let Some(since) = self.since {
-            s.seconds = since.elapsed().as_secs_f64();
-        }
-        s
+    /// A run that a first signal stopped during the checks, before it copied anything.
+    pub fn stopped_before_copying(who: &Identity, started: Instant) -> Self {
+        Summary::ended(who, started, Status::Stopped, None, None)
     }
 
     /// A run that a second signal ended at once.
@@ -305,7 +309,6 @@ impl Summary {
             to: who.to.clone(),
             group: who.group.clone(),
             partitions: Vec::new(),
-            since: Some(started),
         }
     }
 }

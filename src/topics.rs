@@ -85,23 +85,27 @@ pub fn owned<'r>(shard: &Shard, routes: &'r [Route]) -> Result<Vec<(&'r Route, i
     Ok(owned)
 }
 
+/// A client for metadata requests, which keeps librdkafka's error reasons.
+pub type Metadata = BaseConsumer<kafka::Reasons>;
+
 /// A metadata client for one side, and topic → partition count for every topic there.
 pub fn metadata(
     spec: &ClusterSpec,
     side: &str,
     flag: &str,
     timeout: Duration,
-) -> Result<(BaseConsumer, HashMap<String, i32>)> {
-    let client: BaseConsumer = kafka::admin_config(spec)
-        .create()
+) -> Result<(Metadata, HashMap<String, i32>)> {
+    let client: Metadata = kafka::admin_config(spec)
+        .create_with_context(kafka::Reasons::default())
         .map_err(|e| kafka::creation_error(side, e))?;
     let topics = topic_partitions(&client, timeout);
     kafka::serve_logs(&client);
     // A broker that is down or slow may be up at the next run: not a usage error.
-    let topics = topics.map_err(|e| {
+    let topics = topics.map_err(|_| {
         Error::failed(format!(
-            "cannot reach the {side} cluster '{}' within {timeout:?}: {e}; check {flag}",
-            spec.name
+            "cannot reach the {side} cluster '{}' within {timeout:?}: {}; check {flag}",
+            spec.name,
+            client.context().why()
         ))
     })?;
     Ok((client, topics))
@@ -109,7 +113,7 @@ pub fn metadata(
 
 /// Topic → partition count, for every topic of a cluster.
 fn topic_partitions(
-    client: &BaseConsumer,
+    client: &Metadata,
     timeout: Duration,
 ) -> std::result::Result<HashMap<String, i32>, KafkaError> {
     let md = client.fetch_metadata(None, timeout)?;
@@ -174,7 +178,7 @@ pub fn select(
 }
 
 /// Same cluster when both report the same cluster id, or share a bootstrap address.
-fn same_cluster(opts: &RunOptions, a: &BaseConsumer, b: &BaseConsumer) -> bool {
+fn same_cluster(opts: &RunOptions, a: &Metadata, b: &Metadata) -> bool {
     let timeout = opts.timeout.min(Duration::from_secs(5));
     if let (Some(x), Some(y)) = (
         a.client().fetch_cluster_id(timeout),
@@ -192,7 +196,7 @@ fn same_cluster(opts: &RunOptions, a: &BaseConsumer, b: &BaseConsumer) -> bool {
     x.iter().any(|a| y.contains(a))
 }
 
-fn create_topics(opts: &RunOptions, missing: &[&Route], target: &BaseConsumer) -> Result<()> {
+fn create_topics(opts: &RunOptions, missing: &[&Route], target: &Metadata) -> Result<()> {
     let admin: AdminClient<DefaultClientContext> = kafka::admin_config(&opts.to)
         .create()
         .map_err(|e| kafka::creation_error("target", e))?;

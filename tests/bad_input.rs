@@ -321,16 +321,49 @@ fn issue_10_an_unreachable_or_silent_broker_at_start_exits_1() {
             run.stderr.trim().lines().count() == 1
                 && run
                     .stderr
-                    .contains(&format!("cannot reach the {side} cluster")),
+                    .contains(&format!("cannot reach the {side} cluster"))
+                && run.stderr.contains("within 2s: connection refused ("),
             "{}",
             run.stderr
         );
     }
+    let run = copy("no-such-host.invalid:9092", &b.bootstrap);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains(": unknown host ("), "{}", run.stderr);
+    let sasl = [
+        "--from",
+        &a.bootstrap,
+        "--to",
+        &b.bootstrap,
+        "--topics",
+        "t",
+        "--timeout",
+        "2s",
+        "-X",
+        "security.protocol=SASL_PLAINTEXT",
+        "-X",
+        "sasl.mechanism=SCRAM-SHA-256",
+        "-X",
+        "sasl.username=u",
+        "-X",
+        "sasl.password=p",
+    ];
+    let run = kr::wait(kr::spawn(&sasl), Duration::from_secs(60));
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stderr.contains(": SASL authentication failed (") && !run.stderr.contains("=p"),
+        "{}",
+        run.stderr
+    );
     a.freeze();
     let run = copy(&a.bootstrap, &b.bootstrap);
     a.thaw();
     assert_eq!(run.code, 1, "{run:?}");
-    assert!(run.stderr.contains("within 2s"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("within 2s: timed out"),
+        "{}",
+        run.stderr
+    );
     assert!(common::read_all(&b.bootstrap, "t").is_empty());
     assert_eq!(common::committed(&a.bootstrap, "g", "t", 1), vec![-1]);
 }

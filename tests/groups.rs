@@ -550,3 +550,37 @@ fn issue_13_a_group_join_that_never_completes_fails_after_the_join_timeout() {
     assert_eq!(common::committed(&ab, "g", "t", 2), vec![-1, -1]);
     assert!(common::read_all(&bb, "t").is_empty(), "nothing copied");
 }
+
+/// Issue 10: a first signal while the checks before the copy still wait for a broker stops
+/// the run at once (there is nothing to flush or commit yet), not after --timeout.
+#[test]
+fn issue_10_a_signal_during_start_up_stops_within_a_second() {
+    let mut a = Tansu::start("early-a");
+    let b = Tansu::start("early-b");
+    common::create_topic(&a.bootstrap, "t", 1);
+    common::create_topic(&b.bootstrap, "t", 1);
+    a.freeze();
+    let child = kr::spawn(&args(
+        &a,
+        &b,
+        &["--topics", "t", "--timeout", "60s", "--json"],
+    ));
+    std::thread::sleep(Duration::from_secs(2));
+    let signalled = Instant::now();
+    kr::signal(&child, "TERM");
+    let run = kr::wait(child, Duration::from_secs(30));
+    a.thaw();
+    assert!(
+        signalled.elapsed() < Duration::from_secs(2),
+        "took {:?}",
+        signalled.elapsed()
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr.contains("stopped before copying"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.json()["status"], "stopped");
+    assert_eq!(common::committed(&a.bootstrap, "g", "t", 1), vec![-1]);
+}

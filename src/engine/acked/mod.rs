@@ -124,6 +124,7 @@ impl Acked {
             }
         }
         let stopped = stop.load(Ordering::SeqCst);
+        self.shared.progress.finishing(stopped);
         self.finish();
         let st = self.shared.lock();
         let mut positions: BTreeMap<(String, i32), PartitionEnd> = st.released.clone();

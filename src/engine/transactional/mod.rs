@@ -135,6 +135,7 @@ impl Exactly {
             self.failure = Some(msg);
         } else {
             self.copy(stop);
+            self.progress.finishing(stop.load(Ordering::SeqCst));
             // An aborted last transaction rewinds: a run that must catch up copies again.
             while self.failure.is_none()
                 && self.txn.open
