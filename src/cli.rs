@@ -1,5 +1,5 @@
-//! Command-line definitions (clap derive) for every subcommand, and the generated man page
-//! and completions. Imports only the run's vocabulary (`options`).
+//! Command-line definitions (clap derive) for every subcommand, with their examples and exit
+//! codes. Imports only the run's vocabulary (`options`).
 
 use std::path::PathBuf;
 
@@ -10,40 +10,44 @@ use crate::options::{GapPolicy, Guarantee, StartPosition};
 /// Environment variable naming the config file (below `--config`, above the default path).
 pub const CONFIG_ENV: &str = "KREPLICATE_CONFIG";
 
-const EXAMPLES: &str = "\
-Examples:
+/// Examples for `--help` and the man page: each line fits 80 columns, so neither wraps a
+/// command in the middle.
+pub const EXAMPLES: &str = "\
   Copy two topics once, up to their current end, and exit:
     kreplicate --from prod --to dr --topics orders,payments --until-caught-up
 
   Copy every topic matching a regex under a new name, continuously:
-    kreplicate --from 10.0.0.1:9092 --to 10.1.0.1:9092 --topics '^orders\\..*' --rename 'backup.{topic}'
+    kreplicate --from 10.0.0.1:9092 --to 10.1.0.1:9092 \\
+      --topics '^orders\\..*' --rename 'backup.{topic}'
 
-  Cron, every 10 minutes, one JSON line per run:
-    */10 * * * * kreplicate --from prod --to dr --topics orders --until-caught-up --json >>/var/log/kreplicate.jsonl
+  Cron, every 10 minutes, one JSON line per run (clusters and topics from the
+  config file's defaults):
+    */10 * * * * kreplicate --until-caught-up --json >>/var/log/kr.jsonl
 
   A script that acts on the outcome:
     kreplicate --from prod --to dr --topics orders --until-caught-up
     case $? in
       0) echo 'caught up; positions committed' ;;
-      1) echo 'replication failed; rerun resumes from the last verified position' >&2 ;;
-      2) echo 'fix the command line or config' >&2; exit 2 ;;
+      1) echo 'failed; a rerun resumes from the last commit' >&2 ;;
+      2) echo 'fix the command line or the config' >&2; exit 2 ;;
     esac
 
   Try it without Kafka:
-    kreplicate demo
+    kreplicate demo";
 
-Exit codes:
-  0    done (caught up, or stopped by a first SIGINT/SIGTERM after committing)
-  1    the run failed and a rerun may succeed: broker unreachable or timing out (also at
-       start), delivery error, fencing, source gap
-  2    fix the command line or the config: nothing was consumed, produced or committed
+/// Exit codes, by who must act.
+pub const EXIT_CODES: &str = "\
+  0    done: caught up, or stopped by a first SIGINT/SIGTERM after committing
+  1    the run failed and a rerun may succeed: a broker unreachable or timing
+       out (also at start), delivery error, fencing, source gap
+  2    fix the command line or the config: nothing was consumed, produced or
+       committed
   130  interrupted by a second signal: exited at once, nothing more committed";
 
 #[derive(Debug, Parser)]
 #[command(
     name = "kreplicate",
     about = "Copy Kafka topics from one cluster to another without losing data",
-    after_help = EXAMPLES,
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true
 )]
@@ -239,37 +243,9 @@ pub fn long_version() -> String {
 /// The clap command, as parsed and as documented.
 pub fn command() -> clap::Command {
     use clap::CommandFactory;
-    Cli::command().version(long_version())
-}
-
-/// Writes `man/kreplicate.1` and `completions/*` under `dir` (committed copies are checked
-/// against this by a test).
-pub fn generate(dir: &std::path::Path) -> std::io::Result<()> {
-    use clap_complete::Shell;
-    let man_dir = dir.join("man");
-    let comp_dir = dir.join("completions");
-    std::fs::create_dir_all(&man_dir)?;
-    std::fs::create_dir_all(&comp_dir)?;
-    let cmd = command();
-    let mut page = Vec::new();
-    clap_mangen::Man::new(cmd.clone()).render(&mut page)?;
-    std::fs::write(man_dir.join("kreplicate.1"), page)?;
-    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
-        let name = format!("kreplicate-{}", sub.get_name());
-        let mut page = Vec::new();
-        clap_mangen::Man::new(sub.clone().name(&name)).render(&mut page)?;
-        std::fs::write(man_dir.join(format!("{name}.1")), page)?;
-    }
-    for shell in [
-        Shell::Bash,
-        Shell::Zsh,
-        Shell::Fish,
-        Shell::Elvish,
-        Shell::PowerShell,
-    ] {
-        clap_complete::generate_to(shell, &mut command(), "kreplicate", &comp_dir)?;
-    }
-    Ok(())
+    Cli::command().version(long_version()).after_help(format!(
+        "Examples:\n{EXAMPLES}\n\nExit codes:\n{EXIT_CODES}"
+    ))
 }
 
 #[cfg(test)]

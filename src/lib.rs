@@ -21,6 +21,7 @@ mod demo;
 mod engine;
 pub mod error;
 mod kafka;
+mod manual;
 pub mod mock;
 mod offsets;
 mod options;
@@ -75,7 +76,7 @@ where
         Some(Command::Demo(args)) => run_demo(args),
         // verify's 1 means "the target differs": any error of its own is 2.
         Some(Command::Verify(args)) => verify::run(args).map_err(Error::usage),
-        Some(Command::Generate { dir }) => cli::generate(dir)
+        Some(Command::Generate { dir }) => manual::generate(dir)
             .map(|()| Exit::Done)
             .map_err(|e| Error::usage(format!("cannot write into {}: {e}", dir.display()))),
         None => run_copy(&cli.copy),

@@ -113,3 +113,55 @@ fn issue_10_the_documented_json_matches_the_real_output() {
         humantime::parse_rfc3339(text).unwrap_or_else(|e| panic!("{t} {text}: {e}"));
     }
 }
+
+/// Issue 10: the man page has the sections users look for, and neither it nor `--help` wraps
+/// an example command in the middle (the cron line's redirect landed on another line).
+#[test]
+fn issue_10_man_page_sections_and_examples_are_verbatim() {
+    let page =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("man/kreplicate.1"))
+            .expect("man/kreplicate.1");
+    for section in [
+        "EXAMPLES",
+        "\"EXIT STATUS\"",
+        "SIGNALS",
+        "\"JSON OUTPUT\"",
+        "\"CONFIG FILE\"",
+        "HEADERS",
+    ] {
+        assert!(
+            page.contains(&format!(".SH {section}\n")),
+            "no {section} section"
+        );
+    }
+    let cron = "*/10 * * * * kreplicate --until-caught-up --json >>/var/log/kr.jsonl";
+    let examples = page
+        .split(".SH EXAMPLES\n")
+        .nth(1)
+        .and_then(|s| s.split(".fi\n").next())
+        .expect("an EXAMPLES block");
+    assert!(examples.contains("\n.nf\n"), "examples are not filled");
+    assert!(
+        examples
+            .lines()
+            .any(|l| l.trim() == cron.replace('-', "\\-")),
+        "the cron example is one line: {examples}"
+    );
+    for key in ["join-timeout:", "txn-max-time:", "sasl.password:"] {
+        assert!(
+            page.contains(&key.replace('-', "\\-")),
+            "CONFIG FILE shows {key}"
+        );
+    }
+    assert!(page.contains("kreplicate.origin"));
+    let help = kr::run(&["--help"]);
+    assert_eq!(help.code, 0);
+    assert!(
+        help.stdout.lines().any(|l| l.trim() == cron),
+        "--help keeps the cron example on one line: {}",
+        help.stdout
+    );
+    for line in help.stdout.lines() {
+        assert!(line.chars().count() <= 100, "--help line too long: {line}");
+    }
+}

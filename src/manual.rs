@@ -1,0 +1,152 @@
+//! The man pages and shell completions, written by the hidden `kreplicate generate DIR` and
+//! committed; a test checks that the committed copies match the binary. The main page adds
+//! sections clap does not write (examples kept verbatim, exit status, signals, JSON output,
+//! config file, headers); the config and JSON examples are the README's own.
+
+use std::io::Write;
+use std::path::Path;
+
+use clap_mangen::Man;
+use roff::{bold, roman, Roff};
+
+use crate::cli::{self, EXAMPLES, EXIT_CODES};
+
+const README: &str = include_str!("../README.md");
+
+/// Writes `man/*.1` and `completions/*` under `dir`.
+pub fn generate(dir: &Path) -> std::io::Result<()> {
+    use clap_complete::Shell;
+    let man_dir = dir.join("man");
+    let comp_dir = dir.join("completions");
+    std::fs::create_dir_all(&man_dir)?;
+    std::fs::create_dir_all(&comp_dir)?;
+    let cmd = cli::command();
+    std::fs::write(man_dir.join("kreplicate.1"), main_page(&cmd)?)?;
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        let name = format!("kreplicate-{}", sub.get_name());
+        let mut page = Vec::new();
+        Man::new(sub.clone().name(&name)).render(&mut page)?;
+        std::fs::write(man_dir.join(format!("{name}.1")), page)?;
+    }
+    for shell in [
+        Shell::Bash,
+        Shell::Zsh,
+        Shell::Fish,
+        Shell::Elvish,
+        Shell::PowerShell,
+    ] {
+        clap_complete::generate_to(shell, &mut cli::command(), "kreplicate", &comp_dir)?;
+    }
+    Ok(())
+}
+
+/// clap's sections, then ours instead of clap's reflowed "after help" text.
+fn main_page(cmd: &clap::Command) -> std::io::Result<Vec<u8>> {
+    let man = Man::new(cmd.clone());
+    let mut page = Vec::new();
+    man.render_title(&mut page)?;
+    man.render_name_section(&mut page)?;
+    man.render_synopsis_section(&mut page)?;
+    man.render_description_section(&mut page)?;
+    man.render_options_section(&mut page)?;
+    man.render_subcommands_section(&mut page)?;
+    page.write_all(sections().to_roff().as_bytes())?;
+    man.render_version_section(&mut page)?;
+    Ok(page)
+}
+
+fn sections() -> Roff {
+    let mut r = Roff::new();
+    r.control("SH", ["EXAMPLES"]);
+    verbatim(&mut r, EXAMPLES);
+    r.control("SH", ["EXIT STATUS"]);
+    verbatim(&mut r, EXIT_CODES);
+    para(
+        &mut r,
+        "Under systemd, RestartPreventExitStatus=2 restarts the unit after an outage (exit 1) but not after a configuration error (exit 2).",
+    );
+    r.control("SH", ["SIGNALS"]);
+    item(
+        &mut r,
+        "first SIGINT or SIGTERM",
+        "Stop consuming, flush, verify every delivery, commit, exit 0. During the checks before the copy there is nothing to flush or commit: exit 0 at once.",
+    );
+    item(
+        &mut r,
+        "second SIGINT or SIGTERM",
+        "Exit 130 at once, committing nothing more; records after the last commit are copied again by the next run.",
+    );
+    r.control("SH", ["JSON OUTPUT"]);
+    para(
+        &mut r,
+        "With --json, one JSON object on stdout on every exit (0, 1, 2 and 130), errors included; human output stays on stderr. The fields are described in README.md (section Exit codes). Example:",
+    );
+    verbatim(&mut r, &readme_block("## Exit codes", "```json"));
+    item(
+        &mut r,
+        "version",
+        "1; raised when a field changes meaning or goes away.",
+    );
+    item(
+        &mut r,
+        "status, error_kind",
+        "status is ok, stopped, failed or interrupted; error_kind says who must act: usage (2), failed (1), interrupted (130), or null.",
+    );
+    item(
+        &mut r,
+        "partitions",
+        "Per source partition: the committed position (next offset to read), records copied in this run with their first and last source offset, the end offset the last fetch saw, and the lag from the committed position to it.",
+    );
+    r.control("SH", ["CONFIG FILE"]);
+    para(
+        &mut r,
+        "YAML, from --config, $KREPLICATE_CONFIG, or $XDG_CONFIG_HOME/kreplicate/config.yaml (~/.config/kreplicate/config.yaml). Every key (unknown keys are errors); a flag on the command line wins over defaults; ${VAR} in a property value is read from the environment, and property values are never printed:",
+    );
+    verbatim(&mut r, &readme_block("## Config file", "```yaml"));
+    r.control("SH", ["HEADERS"]);
+    para(
+        &mut r,
+        "Under --guarantee exactly-once every copied record carries one added header, kreplicate.origin, whose value is <source topic>/<partition>/<offset> of the record it copies. A run resumes after the newest origin it finds at the end of each target partition. verify ignores headers starting with kreplicate.; the other headers, keys, values and timestamps are copied unchanged.",
+    );
+    r
+}
+
+fn para(r: &mut Roff, text: &str) {
+    r.control("PP", []).text([roman(text)]);
+}
+
+fn item(r: &mut Roff, tag: &str, text: &str) {
+    r.control("TP", []).text([bold(tag)]).text([roman(text)]);
+}
+
+/// Lines kept as they are: a man viewer must not reflow a command.
+fn verbatim(r: &mut Roff, text: &str) {
+    r.control("PP", []).control("nf", []);
+    for line in text.lines() {
+        r.text([roman(line)]);
+    }
+    r.control("fi", []);
+}
+
+/// The first code block of a kind (e.g. "```yaml") after `heading` in the README.
+fn readme_block(heading: &str, fence: &str) -> String {
+    README
+        .split(heading)
+        .nth(1)
+        .and_then(|s| s.split(fence).nth(1))
+        .and_then(|s| s.split("```").next())
+        .unwrap_or_default()
+        .trim_matches('\n')
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_readme_examples_are_found() {
+        assert!(readme_block("## Config file", "```yaml").contains("defaults:"));
+        assert!(readme_block("## Exit codes", "```json").contains("\"version\":1"));
+    }
+}
