@@ -1,0 +1,71 @@
+//! Unit tests of config resolution: YAML keys, clusters, properties and environment values.
+
+use super::*;
+
+#[test]
+fn bootstrap_lists() {
+    assert!(is_bootstrap_list("127.0.0.1:9092"));
+    assert!(is_bootstrap_list("a:1,b:2"));
+    assert!(is_bootstrap_list("SSL://broker:9093"));
+    assert!(!is_bootstrap_list("prod"));
+    assert!(!is_bootstrap_list("prod:x"));
+}
+
+#[test]
+fn unknown_yaml_key_is_rejected_with_its_name() {
+    let err = parse_file("clusters:\n  a:\n    bootstrap: x:1\n    bootstarp: y\n").unwrap_err();
+    assert!(err.contains("bootstarp"), "{err}");
+    let err = parse_file("defaults:\n  guarantee: sometimes\n").unwrap_err();
+    assert!(err.contains("sometimes"), "{err}");
+}
+
+#[test]
+fn properties_become_strings_and_expand_env() {
+    std::env::set_var("KREPLICATE_TEST_SECRET", "s3cret");
+    let f = parse_file(
+        "clusters:\n  a:\n    bootstrap: h:1\n    properties:\n      socket.keepalive.enable: true\n      retries: 5\n      sasl.password: ${KREPLICATE_TEST_SECRET}\n",
+    )
+    .unwrap();
+    let c = cluster(&f, "a", "--from").unwrap();
+    assert_eq!(
+        c.properties,
+        vec![
+            ("retries".to_string(), "5".to_string()),
+            ("sasl.password".to_string(), "s3cret".to_string()),
+            ("socket.keepalive.enable".to_string(), "true".to_string()),
+        ]
+    );
+    let f = parse_file(
+        "clusters:\n  a:\n    bootstrap: h:1\n    properties:\n      sasl.password: ${KREPLICATE_TEST_UNSET_VAR}\n",
+    )
+    .unwrap();
+    let err = cluster(&f, "a", "--from").unwrap_err().to_string();
+    assert!(err.contains("clusters.a.properties.sasl.password"), "{err}");
+}
+
+#[test]
+fn issue_13_yaml_type_errors_never_show_the_value() {
+    let err = parse_file(
+        "clusters:\n  src:\n    bootstrap: h:1\n    properties: \"sasl.password=kp-secret, expected x\"\n",
+    )
+    .unwrap_err();
+    assert!(!err.contains("kp-secret"), "{err}");
+    assert!(
+        err.contains("clusters.src.properties") && err.contains("line 4"),
+        "{err}"
+    );
+    assert!(err.contains("expected a map"), "{err}");
+    let err = parse_file("clusters:\n  src:\n    bootstrap: 1234567\n    properties: 987654321\n")
+        .unwrap_err();
+    assert!(!err.contains("987654321"), "{err}");
+    // Unknown keys and enum variants are names, not values: still shown.
+    let err = parse_file("defaults:\n  guarantee: sometimes\n").unwrap_err();
+    assert!(err.contains("sometimes"), "{err}");
+}
+
+#[test]
+fn unknown_cluster_names_the_known_ones() {
+    let f = parse_file("clusters:\n  prod:\n    bootstrap: h:1\n").unwrap();
+    let err = cluster(&f, "prdo", "--from").unwrap_err().to_string();
+    assert!(err.contains("prdo") && err.contains("prod"), "{err}");
+}
