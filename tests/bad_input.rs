@@ -248,11 +248,7 @@ fn help_and_version() {
 /// (they were queued on the metadata client and never printed).
 #[test]
 fn issue_13_verbose_shows_librdkafka_lines_for_an_unreachable_broker() {
-    let closed = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .to_string();
+    let closed = kr::closed_address();
     let run = |extra: &[&str]| {
         let mut args = vec![
             "--from",
@@ -286,11 +282,7 @@ fn issue_13_verbose_shows_librdkafka_lines_for_an_unreachable_broker() {
 /// unit after an outage. Nothing is copied or committed.
 #[test]
 fn issue_10_an_unreachable_or_silent_broker_at_start_exits_1() {
-    let closed = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .to_string();
+    let closed = kr::closed_address();
     let mut a = Tansu::start("silent-a");
     let b = Tansu::start("silent-b");
     common::create_topic(&a.bootstrap, "t", 1);
@@ -385,11 +377,7 @@ fn issue_10_usage_errors_keep_the_hint_and_the_valid_values() {
 /// (the cron .jsonl log had no line for them), with who must act as `error_kind`.
 #[test]
 fn issue_10_json_on_every_exit_names_the_error_kind() {
-    let closed = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .to_string();
+    let closed = kr::closed_address();
     let malformed = write_config("json-malformed", "clusters: [prod\n");
     let base = [
         "--from",

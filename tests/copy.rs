@@ -183,21 +183,8 @@ fn issue_10_json_partitions_say_what_was_copied_and_what_is_left() {
         common::create_topic(&b.bootstrap, &topic, 2);
         let run = |n: usize, tag: &str| {
             common::produce(&a.bootstrap, &topic, &kr::records(n, 2, tag));
-            let mut args = vec![
-                "--from",
-                a.bootstrap.as_str(),
-                "--to",
-                b.bootstrap.as_str(),
-                "--topics",
-                topic.as_str(),
-                "--group",
-                group.as_str(),
-                "--guarantee",
-                guarantee,
-                "--until-caught-up",
-                "--json",
-            ];
-            args.extend_from_slice(&FAST_GROUP);
+            let args =
+                kr::caught_up_args(&a.bootstrap, &b.bootstrap, &topic, &group, guarantee, &[]);
             let run = kr::run(&args);
             assert_eq!(run.code, 0, "{guarantee}: {run:?}");
             run.json()

@@ -456,23 +456,14 @@ fn issue_13_start_latest_is_committed_so_the_next_run_copies_what_arrived_in_bet
         // Before the first run: not to be copied under --start latest.
         common::produce(&a.bootstrap, &topic, &kr::records(40, 2, "old"));
         let run = || {
-            let mut v = vec![
-                "--from",
-                a.bootstrap.as_str(),
-                "--to",
-                b.bootstrap.as_str(),
-                "--topics",
-                topic.as_str(),
-                "--group",
-                group.as_str(),
-                "--start",
-                "latest",
-                "--guarantee",
+            let v = kr::caught_up_args(
+                &a.bootstrap,
+                &b.bootstrap,
+                &topic,
+                &group,
                 guarantee,
-                "--until-caught-up",
-                "--json",
-            ];
-            v.extend_from_slice(&FAST_GROUP);
+                &["--start", "latest"],
+            );
             let run = kr::run(&v);
             assert_eq!(run.code, 0, "{guarantee}: {run:?}");
             run

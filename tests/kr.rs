@@ -99,6 +99,41 @@ pub fn signal(child: &Child, sig: &str) {
     assert!(ok, "kill -{sig} failed");
 }
 
+/// A loopback address where nothing listens (connections are refused).
+pub fn closed_address() -> String {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+    l.local_addr().expect("local_addr").to_string()
+}
+
+/// `--until-caught-up --json` arguments copying `topic` from `a` to `b` in `group` under
+/// `guarantee`, with `extra` and the tansu group settings.
+pub fn caught_up_args<'a>(
+    a: &'a str,
+    b: &'a str,
+    topic: &'a str,
+    group: &'a str,
+    guarantee: &'a str,
+    extra: &[&'a str],
+) -> Vec<&'a str> {
+    let mut v = vec![
+        "--from",
+        a,
+        "--to",
+        b,
+        "--topics",
+        topic,
+        "--group",
+        group,
+        "--guarantee",
+        guarantee,
+        "--until-caught-up",
+        "--json",
+    ];
+    v.extend_from_slice(extra);
+    v.extend_from_slice(&FAST_GROUP);
+    v
+}
+
 /// `n` records spread over `partitions`, each with a unique value, and every shape a faithful
 /// copy must keep: null keys, tombstones, empty values, repeated and null-valued headers.
 pub fn records(n: usize, partitions: i32, tag: &str) -> Vec<Rec> {
