@@ -64,8 +64,10 @@ where
         Ok(cli) => cli,
         Err(e) => {
             let exit = clap_error(&e);
-            // A script that asked for JSON gets its line even when the flags are wrong.
-            if exit == Exit::Usage && args.iter().any(|a| a == "--json") {
+            // A copy run's script that asked for JSON gets its line even when the flags are
+            // wrong (verify and demo print other objects).
+            let subcommand = args.get(1).is_some_and(|a| a == "verify" || a == "demo");
+            if exit == Exit::Usage && !subcommand && args.iter().any(|a| a == "--json") {
                 let err = Error::usage(clap_line(&e.to_string()));
                 print_json(&Summary::of_error(&Identity::default(), started, &err));
             }
