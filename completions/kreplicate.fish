@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kreplicate_global_optspecs
-    string join \n from= to= topics= rename= config= X/from-property= to-property= guarantee= group= until-caught-up json start= on-gap= create-topics replication-factor= delivery-timeout= timeout= commit-interval= join-timeout= shard= txn-max-records= txn-max-bytes= txn-max-time= q/quiet v/verbose h/help V/version
+    string join \n from= to= topics= rename= config= X/from-property= to-property= guarantee= group= until-caught-up json start= on-gap= create-topics replication-factor= delivery-timeout= timeout= commit-interval= join-timeout= shard= txn-max-records= txn-max-bytes= txn-max-time= metrics-addr= metrics-file= metrics-file-interval= q/quiet v/verbose h/help V/version
 end
 
 function __fish_kreplicate_needs_command
@@ -49,6 +49,9 @@ complete -c kreplicate -n "__fish_kreplicate_needs_command" -l shard -d 'Own sta
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l txn-max-records -d 'exactly-once: commit a transaction after this many records [default: 200000]' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l txn-max-bytes -d 'exactly-once: commit a transaction after this many key + value bytes (e.g. 32MiB) [default: 128MiB]' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l txn-max-time -d 'exactly-once: commit a transaction after this long [default: 2s]' -r
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l metrics-addr -d 'Serve Prometheus metrics at http://HOST:PORT/metrics and a health check at /healthz (503 once the copy stalled for longer than --delivery-timeout)' -r
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l metrics-file -d 'Write the same metrics to PATH (atomically: a temporary file renamed over it) while running and at exit, for node_exporter\'s textfile collector' -r -F
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l metrics-file-interval -d 'How often --metrics-file is rewritten while the run copies [default: 15s]' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l until-caught-up -d 'Copy up to the end of every partition as seen at start, commit, and exit 0'
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l json -d 'Print one JSON summary object on stdout on every exit, errors included (human output stays on stderr)'
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l create-topics -d 'Create missing target topics with the source\'s partition count'

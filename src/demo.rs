@@ -276,6 +276,7 @@ pub fn run(args: &DemoArgs) -> Result<(Summary, bool)> {
         txn_max_records: 500,
         txn_max_bytes: 1 << 20,
         txn_max_time: Duration::from_millis(500),
+        metrics: Default::default(),
     };
     let progress = Arc::new(Counters::default());
     let replicator = Replicator::prepare(&opts, progress.clone())?;

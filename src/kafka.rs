@@ -200,6 +200,10 @@ pub fn producer_config(opts: &RunOptions) -> Result<ClientConfig, Error> {
     c.set("queue.buffering.max.kbytes", "65536");
     c.set("enable.idempotence", "true");
     apply_cluster(&mut c, &opts.to);
+    // The metrics' retry count comes from librdkafka's statistics.
+    if opts.metrics.enabled() && c.get("statistics.interval.ms").is_none() {
+        c.set("statistics.interval.ms", "1000");
+    }
     c.set(
         "message.timeout.ms",
         opts.delivery_timeout.as_millis().to_string(),

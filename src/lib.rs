@@ -8,7 +8,8 @@
 //!    never imports an engine.
 //! 3. `source` (assign, classify a poll, ends, gaps, lag) and `target` (record mapping, one
 //!    send path, flush) serve the engines, `source` also `verify`; they never import each other.
-//!    `report` counts and summarises a run; `progress` shows it on the terminal.
+//!    `report` counts and summarises a run; `progress` shows it on the terminal and
+//!    `metrics` serves it to Prometheus.
 //! 4. `topics` checks clusters and topics through `kafka` (client settings), which takes the
 //!    run's vocabulary from `options`; `config` turns `cli` flags and the YAML into `options`;
 //!    `cli` imports only `options`.
@@ -22,6 +23,7 @@ mod engine;
 pub mod error;
 mod kafka;
 mod manual;
+mod metrics;
 pub mod mock;
 mod offsets;
 mod options;
@@ -47,7 +49,7 @@ use clap::FromArgMatches;
 use cli::{Cli, Command};
 use engine::Replicator;
 use error::{Error, Exit};
-use report::{Counters, Identity, Summary};
+use report::{Counters, Identity, Status, Summary};
 
 /// Parses arguments, runs, prints, and returns the process exit code.
 pub fn run_cli<I, T>(args: I) -> Exit
@@ -146,19 +148,26 @@ fn copy(args: &cli::CopyArgs, started: Instant, who: &mut Identity) -> Result<Ex
         .build()
         .map_err(|e| Error::failed(format!("cannot start the runtime: {e}")))?;
     progress::init_logging(args.verbose);
+    let progress = Arc::new(Counters::default());
+    let exporter = metrics::start(
+        &opts.metrics,
+        progress.clone(),
+        who.clone(),
+        opts.delivery_timeout,
+    )?;
     let signals = Signals {
         stop: Arc::new(AtomicBool::new(false)),
         copying: Arc::new(AtomicBool::new(false)),
         json: args.json.then(|| who.clone()),
+        metrics: exporter.clone(),
         started,
     };
     let (stop, copying) = (signals.stop.clone(), signals.copying.clone());
     let (quiet, every) = (args.quiet, opts.commit_interval);
-    runtime.block_on(async {
+    let result = runtime.block_on(async {
         watch_signals(signals)?;
-        let progress = Arc::new(Counters::default());
         // librdkafka calls block: keep them off the async workers.
-        let summary = tokio::task::spawn_blocking(move || -> Result<Summary, Error> {
+        tokio::task::spawn_blocking(move || -> Result<Summary, Error> {
             progress.set_waiting(Some("checking clusters and topics".into()));
             let live = progress::start(progress.clone(), quiet, every);
             let prepared = Replicator::prepare(&opts, progress.clone());
@@ -173,10 +182,14 @@ fn copy(args: &cli::CopyArgs, started: Instant, who: &mut Identity) -> Result<Ex
             summary
         })
         .await
-        .map_err(|e| Error::failed(format!("the replication thread failed: {e}")))??;
-        report(&summary, args.json, quiet);
-        Ok(summary.exit())
-    })
+        .map_err(|e| Error::failed(format!("the replication thread failed: {e}")))?
+    });
+    if let Some(m) = &exporter {
+        m.finish(result.as_ref().map_or(Status::Failed, |s| s.status));
+    }
+    let summary = result?;
+    report(&summary, args.json, quiet);
+    Ok(summary.exit())
 }
 
 /// What the signal handler needs to know about the run.
@@ -187,6 +200,8 @@ struct Signals {
     copying: Arc<AtomicBool>,
     /// With `--json`: who runs, for the line printed on an early exit.
     json: Option<Identity>,
+    /// With `--metrics-file`: the final file to write on an early exit.
+    metrics: Option<metrics::Exporter>,
     started: Instant,
 }
 
@@ -207,6 +222,9 @@ fn watch_signals(s: Signals) -> Result<(), Error> {
             }
             if s.stop.swap(true, Ordering::SeqCst) {
                 progress::say("kreplicate: second signal: exiting now without committing");
+                if let Some(m) = &s.metrics {
+                    m.finish(Status::Interrupted);
+                }
                 if let Some(who) = &s.json {
                     print_json(&Summary::interrupted(who, s.started));
                 }
@@ -216,6 +234,9 @@ fn watch_signals(s: Signals) -> Result<(), Error> {
                 progress::say(
                     "kreplicate: stopped before copying: nothing was consumed, produced or committed",
                 );
+                if let Some(m) = &s.metrics {
+                    m.finish(Status::Stopped);
+                }
                 if let Some(who) = &s.json {
                     print_json(&Summary::stopped_before_copying(who, s.started));
                 }

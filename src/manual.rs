@@ -1,7 +1,7 @@
 //! The man pages and shell completions, written by the hidden `kreplicate generate DIR` and
 //! committed; a test checks that the committed copies match the binary. The main page adds
 //! sections clap does not write (examples kept verbatim, exit status, signals, JSON output,
-//! config file, headers); the config and JSON examples are the README's own.
+//! metrics, config file, headers); the config and JSON examples are the README's own.
 
 use std::io::Write;
 use std::path::Path;
@@ -97,6 +97,14 @@ fn sections() -> Roff {
         "partitions",
         "Per source partition: the committed position (next offset to read), records copied in this run with their first and last source offset, the end offset the last fetch saw, and the lag from the committed position to it.",
     );
+    r.control("SH", ["METRICS"]);
+    para(
+        &mut r,
+        "--metrics-addr HOST:PORT serves Prometheus text format at /metrics and a health check at /healthz: 200 while the copy moves or is idle with nothing to copy, 503 once records wait and none was acknowledged for longer than --delivery-timeout. --metrics-file PATH writes the same text atomically every --metrics-file-interval and at exit, for node_exporter's textfile collector. Partition series carry the labels topic and partition.",
+    );
+    for (name, text) in readme_metrics() {
+        item(&mut r, &name, &text);
+    }
     r.control("SH", ["CONFIG FILE"]);
     para(
         &mut r,
@@ -128,6 +136,21 @@ fn verbatim(r: &mut Roff, text: &str) {
     r.control("fi", []);
 }
 
+/// The README's metrics table: (metric names, "type: meaning").
+fn readme_metrics() -> Vec<(String, String)> {
+    README
+        .lines()
+        .filter(|l| l.starts_with("| `kreplicate_"))
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.trim_matches('|').split(" | ").map(str::trim).collect();
+            let [name, kind, _labels, meaning] = cells[..] else {
+                return None;
+            };
+            Some((name.replace('`', ""), format!("{kind}: {meaning}")))
+        })
+        .collect()
+}
+
 /// The first code block of a kind (e.g. "```yaml") after `heading` in the README.
 fn readme_block(heading: &str, fence: &str) -> String {
     README
@@ -148,5 +171,13 @@ mod tests {
     fn the_readme_examples_are_found() {
         assert!(readme_block("## Config file", "```yaml").contains("defaults:"));
         assert!(readme_block("## Exit codes", "```json").contains("\"version\":1"));
+        let metrics = readme_metrics();
+        assert!(metrics.len() >= 15, "{metrics:?}");
+        assert!(
+            metrics
+                .iter()
+                .any(|(n, t)| n == "kreplicate_lag_records"
+                    && t.starts_with("gauge: records between"))
+        );
     }
 }

@@ -128,6 +128,23 @@ pub struct RunOptions {
     pub txn_max_records: u64,
     pub txn_max_bytes: u64,
     pub txn_max_time: Duration,
+    pub metrics: Metrics,
+}
+
+/// Where the run publishes its metrics, if anywhere.
+#[derive(Clone, Debug, Default)]
+pub struct Metrics {
+    /// `--metrics-addr`: serve `/metrics` and `/healthz` here.
+    pub addr: Option<String>,
+    /// `--metrics-file`: write the metrics here (atomically) every `file_interval` and at exit.
+    pub file: Option<std::path::PathBuf>,
+    pub file_interval: Duration,
+}
+
+impl Metrics {
+    pub fn enabled(&self) -> bool {
+        self.addr.is_some() || self.file.is_some()
+    }
 }
 
 impl RunOptions {

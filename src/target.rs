@@ -9,6 +9,7 @@ use rdkafka::producer::{BaseProducer, BaseRecord, Producer, ProducerContext};
 use rdkafka::util::IntoOpaque;
 
 use crate::error::{Error, Result};
+use crate::report::Counters;
 use crate::topics::Route;
 
 // Source offsets travel as the delivery opaque (`usize`).
@@ -131,4 +132,12 @@ pub(crate) fn copy_record<'a, D: IntoOpaque>(
         record = record.headers(h);
     }
     record
+}
+
+/// Publishes the produce retries of librdkafka's statistics (every broker's `txretries`).
+pub(crate) fn count_retries(stats: &rdkafka::statistics::Statistics, counters: &Counters) {
+    let retries: u64 = stats.brokers.values().map(|b| b.txretries).sum();
+    counters
+        .retries
+        .store(retries, std::sync::atomic::Ordering::Relaxed);
 }

@@ -13,5 +13,6 @@ mod exactly_once;
 mod faults;
 mod groups;
 mod harness;
+mod metrics;
 mod progress;
 mod verify;

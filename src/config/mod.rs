@@ -14,7 +14,7 @@ pub use self::values::{parse_duration, parse_properties, parse_size};
 use crate::cli::{CopyArgs, EndpointArgs, CONFIG_ENV};
 use crate::error::{Error, Result};
 use crate::options::{
-    ClusterSpec, GapPolicy, Guarantee, RunOptions, StartPosition, TopicSelection,
+    ClusterSpec, GapPolicy, Guarantee, Metrics, RunOptions, StartPosition, TopicSelection,
 };
 use crate::shard::Shard;
 
@@ -59,6 +59,9 @@ pub struct Defaults {
     pub txn_max_records: Option<u64>,
     pub txn_max_bytes: Option<String>,
     pub txn_max_time: Option<String>,
+    pub metrics_addr: Option<String>,
+    pub metrics_file: Option<PathBuf>,
+    pub metrics_file_interval: Option<String>,
 }
 
 /// Where the config file comes from: `--config`, then `$KREPLICATE_CONFIG`, then the default.
@@ -287,6 +290,22 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
             "--txn-max-records, --txn-max-bytes and --txn-max-time must be greater than zero",
         ));
     }
+    let m = &args.metrics;
+    let metrics = Metrics {
+        addr: m.metrics_addr.clone().or_else(|| d.metrics_addr.clone()),
+        file: m.metrics_file.clone().or_else(|| d.metrics_file.clone()),
+        file_interval: duration(
+            &m.metrics_file_interval,
+            &d.metrics_file_interval,
+            "metrics-file-interval",
+            Duration::from_secs(15),
+        )?,
+    };
+    if metrics.file_interval.is_zero() {
+        return Err(Error::usage(
+            "--metrics-file-interval must be greater than zero",
+        ));
+    }
     let replication_factor = args.replication_factor.or(d.replication_factor);
     if let Some(rf) = replication_factor {
         if rf < 1 {
@@ -314,6 +333,7 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
         txn_max_records,
         txn_max_bytes,
         txn_max_time,
+        metrics,
     })
 }
 

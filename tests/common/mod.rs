@@ -12,18 +12,20 @@
 //! `session.timeout.ms / 2`, so group clients here use `session.timeout.ms=2000`.
 //!
 //! Layout: `broker` (the tansu process), `records` (what is produced and read back), `client`
-//! (the rdkafka helpers), `mock` (librdkafka mock-cluster setups). Everything is re-exported
+//! (the rdkafka helpers), `mock` (librdkafka mock-cluster setups), `monitor` (real Prometheus
+//! and node_exporter processes, from Debian's packages). Everything is re-exported
 //! here, so tests name it `common::X`.
 #![allow(dead_code)]
 
 mod broker;
 mod client;
 mod mock;
+pub mod monitor;
 mod records;
 
 // Every helper stays reachable as `common::X`, whether or not a test uses it today.
 #[allow(unused_imports)]
-pub use broker::{file_tail, scratch_dir, tansu_path, Tansu};
+pub use broker::{file_tail, free_port, scratch_dir, tansu_path, Tansu};
 #[allow(unused_imports)]
 pub use client::{
     commit, committed, create_topic, create_topic_with, delete_topic, partition_count, produce,
@@ -31,5 +33,7 @@ pub use client::{
 };
 #[allow(unused_imports)]
 pub use mock::mock_split_source;
+#[allow(unused_imports)]
+pub use monitor::{http_get, scraped, NodeExporter, Prometheus};
 #[allow(unused_imports)]
 pub use records::{Got, Rec};

@@ -9,6 +9,7 @@ use rdkafka::client::ClientContext;
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext};
 use rdkafka::message::Message;
 use rdkafka::producer::{BaseProducer, DeliveryResult, ProducerContext};
+use rdkafka::statistics::Statistics;
 use rdkafka::types::RDKafkaRespErr;
 use rdkafka::{Offset, TopicPartitionList};
 
@@ -23,7 +24,11 @@ pub(super) struct Deliveries {
     pub(super) shared: Arc<Shared>,
 }
 
-impl ClientContext for Deliveries {}
+impl ClientContext for Deliveries {
+    fn stats(&self, stats: Statistics) {
+        target::count_retries(&stats, &self.shared.progress);
+    }
+}
 
 impl ProducerContext for Deliveries {
     type DeliveryOpaque = usize;
@@ -49,10 +54,17 @@ impl ProducerContext for Deliveries {
                     .progress
                     .bytes
                     .fetch_add(n as u64, Ordering::Relaxed);
-                part.copied.add(offset);
+                part.copied
+                    .add(offset, n as u64, msg.timestamp().to_millis());
                 part.tracker.acked(offset)
             }
-            Some(e) => part.tracker.failed(offset, e.to_string()),
+            Some(e) => {
+                self.shared
+                    .progress
+                    .delivery_errors
+                    .fetch_add(1, Ordering::Relaxed);
+                part.tracker.failed(offset, e.to_string())
+            }
         };
         if let Some(e) = err {
             let source = self
@@ -141,6 +153,10 @@ impl Rebalancer {
                 }
             }
         }
+        self.shared
+            .progress
+            .rebalances
+            .fetch_add(1, Ordering::Relaxed);
         let mut st = self.shared.lock();
         st.assigned_once = true;
         st.waiting_since = None;

@@ -126,19 +126,34 @@ impl Acked {
         let stopped = stop.load(Ordering::SeqCst);
         self.shared.progress.finishing(stopped);
         self.finish();
+        let positions = self.positions();
+        self.shared
+            .progress
+            .publish(positions.clone(), self.producer.in_flight_count() as usize);
+        let failure = self.shared.lock().failure.clone();
+        let summary = Summary::new(
+            &self.opts,
+            started,
+            stopped,
+            failure,
+            &self.shared.progress,
+            positions,
+        );
+        // After the summary: leaving the group revokes (and forgets) the partitions.
+        source::close(&self.consumer, self.opts.timeout);
+        summary
+    }
+
+    /// Every partition this run held: what it copied, where it stands, and its end.
+    fn positions(&self) -> BTreeMap<(String, i32), PartitionEnd> {
         let st = self.shared.lock();
         let mut positions: BTreeMap<(String, i32), PartitionEnd> = st.released.clone();
-        // A partition with nothing new to commit still holds the group's position read at
-        // assignment (under `none`, auto-commit may have moved it since).
-        let held: HashMap<(String, i32), i64> = match self.opts.guarantee {
-            Guarantee::None => HashMap::new(),
-            _ => st
-                .ends
-                .starts()
-                .into_iter()
-                .map(|(t, p, n)| ((t, p), n))
-                .collect(),
-        };
+        let starts: HashMap<(String, i32), i64> = st
+            .ends
+            .starts()
+            .into_iter()
+            .map(|(t, p, n)| ((t, p), n))
+            .collect();
         for (target, parts) in &st.parts {
             let source = self
                 .shared
@@ -148,30 +163,20 @@ impl Acked {
                 .unwrap_or_default();
             for (&p, part) in parts {
                 let key = (source.clone(), p);
-                let committed = part
-                    .tracker
-                    .committed()
-                    .map(NextOffset::get)
-                    .or_else(|| held.get(&key).copied());
+                let start = starts.get(&key).copied();
+                // A partition with nothing new to commit still holds the group's position
+                // read at assignment (under `none`, auto-commit may have moved it since).
+                let held = start.filter(|_| self.opts.guarantee != Guarantee::None);
+                let committed = part.tracker.committed().map(NextOffset::get).or(held);
                 let end_offset = source::cached_watermarks(&self.consumer, &source, p).map(|w| w.1);
                 let end = positions.entry(key).or_default();
                 end.copied.merge(&part.copied);
                 end.committed = committed.or(end.committed);
+                end.position = part.tracker.verified().map(NextOffset::get).or(start);
                 end.end_offset = end_offset;
             }
         }
-        let summary = Summary::new(
-            &self.opts,
-            started,
-            stopped,
-            st.failure.clone(),
-            &self.shared.progress,
-            positions,
-        );
-        drop(st);
-        // After the summary: leaving the group revokes (and forgets) the partitions.
-        source::close(&self.consumer, self.opts.timeout);
-        summary
+        positions
     }
 
     fn copy(&self, stop: &AtomicBool) {
@@ -235,6 +240,8 @@ impl Acked {
                 if let Some(lag) = source::lag(&self.consumer) {
                     self.shared.progress.lag.store(lag, Ordering::Relaxed);
                 }
+                let in_flight = self.producer.in_flight_count() as usize;
+                self.shared.progress.publish(self.positions(), in_flight);
                 last_lag = Instant::now();
             }
         }

@@ -130,6 +130,7 @@ pub(super) fn mark_committed(shared: &Shared, tpl: &TopicPartitionList) {
         }
     }
     st.publish(&shared.progress);
+    shared.progress.note_commit();
 }
 
 #[cfg(test)]

@@ -32,6 +32,10 @@ impl Exactly {
                     .fetch_add(self.txn.bytes, Ordering::Relaxed);
                 self.txn = Txn::default();
                 self.aborts_in_a_row = 0;
+                self.progress
+                    .transactions_committed
+                    .fetch_add(1, Ordering::Relaxed);
+                self.progress.note_commit();
                 let mut tpl = TopicPartitionList::new();
                 for ((t, p), o) in self.parts.iter_mut() {
                     let pending = std::mem::take(&mut o.pending);
@@ -132,6 +136,9 @@ impl Exactly {
                 ));
                 return;
             }
+            self.progress
+                .transactions_aborted
+                .fetch_add(1, Ordering::Relaxed);
         }
         self.txn = Txn::default();
         // Every report of the aborted transaction was served: the first failure is its cause.

@@ -108,7 +108,7 @@ impl Exactly {
             .create()
             .map_err(|e| kafka::creation_error("source", e))?;
         let producer: TxnProducer = producer_cfg
-            .create_with_context(Reports::default())
+            .create_with_context(Reports::new(progress.clone()))
             .map_err(|e| kafka::creation_error("target", e))?;
         target::warm_up(&producer, &routes, opts.timeout)?;
         progress
@@ -147,18 +147,9 @@ impl Exactly {
             }
         }
         // End offsets from the last fetches, before leaving forgets them.
-        let positions = self
-            .parts
-            .iter()
-            .map(|((t, p), o)| {
-                let end = PartitionEnd {
-                    committed: o.committed.map(NextOffset::get),
-                    copied: o.copied,
-                    end_offset: source::cached_watermarks(&self.consumer, t, *p).map(|w| w.1),
-                };
-                ((t.clone(), *p), end)
-            })
-            .collect();
+        let positions = self.positions();
+        self.progress
+            .publish(positions.clone(), self.producer.in_flight_count() as usize);
         source::close(&self.consumer, self.opts.timeout);
         Summary::new(
             &self.opts,
@@ -168,6 +159,30 @@ impl Exactly {
             &self.progress,
             positions,
         )
+    }
+
+    /// Every owned partition: what committed transactions copied, where it stands, its end.
+    fn positions(&self) -> BTreeMap<(String, i32), PartitionEnd> {
+        let starts: BTreeMap<(String, i32), i64> = self
+            .ends
+            .starts()
+            .into_iter()
+            .map(|(t, p, n)| ((t, p), n))
+            .collect();
+        self.parts
+            .iter()
+            .map(|((t, p), o)| {
+                let key = (t.clone(), *p);
+                let committed = o.committed.map(NextOffset::get);
+                let end = PartitionEnd {
+                    committed,
+                    position: committed.or_else(|| starts.get(&key).copied()),
+                    copied: o.copied,
+                    end_offset: source::cached_watermarks(&self.consumer, t, *p).map(|w| w.1),
+                };
+                (key, end)
+            })
+            .collect()
     }
 
     /// Fences any zombie, finds where the target stands, and assigns the source there.
@@ -307,6 +322,8 @@ impl Exactly {
                 if let Some(lag) = source::lag(&self.consumer) {
                     self.progress.lag.store(lag, Ordering::Relaxed);
                 }
+                let in_flight = self.producer.in_flight_count() as usize;
+                self.progress.publish(self.positions(), in_flight);
                 last_lag = Instant::now();
             }
         }
@@ -367,8 +384,11 @@ fn forward(
         }
     }
     owned.sent = Some(NextOffset::after(msg.offset()));
-    owned.pending.add(msg.offset());
+    let bytes = (msg.payload_len() + msg.key().map_or(0, <[u8]>::len)) as u64;
+    owned
+        .pending
+        .add(msg.offset(), bytes, msg.timestamp().to_millis());
     txn.records += 1;
-    txn.bytes += (msg.payload_len() + msg.key().map_or(0, <[u8]>::len)) as u64;
+    txn.bytes += bytes;
     Ok(())
 }

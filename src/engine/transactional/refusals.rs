@@ -1,12 +1,17 @@
 //! Records the target refuses: the first failed delivery of a transaction, and which errors
 //! mean the target will refuse that record for good.
 
-use std::sync::Mutex;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
 
 use rdkafka::client::ClientContext;
 use rdkafka::error::RDKafkaErrorCode;
 use rdkafka::message::Message;
 use rdkafka::producer::{DeliveryResult, ProducerContext};
+use rdkafka::statistics::Statistics;
+
+use crate::report::Counters;
+use crate::target;
 
 /// Transactions aborted one after the other, with none committed between them, after which
 /// the run fails with the last error instead of retrying again.
@@ -46,16 +51,29 @@ pub(super) fn refused_for_good(code: RDKafkaErrorCode) -> bool {
 
 /// Producer context: keeps the first failed delivery of the open transaction, which names the
 /// record the target refused (the delivery opaque is its source offset).
-#[derive(Default)]
-pub(super) struct Reports(Mutex<Option<Refusal>>);
+pub(super) struct Reports {
+    first: Mutex<Option<Refusal>>,
+    progress: Arc<Counters>,
+}
 
 impl Reports {
+    pub(super) fn new(progress: Arc<Counters>) -> Self {
+        Reports {
+            first: Mutex::new(None),
+            progress,
+        }
+    }
+
     pub(super) fn take(&self) -> Option<Refusal> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).take()
+        self.first.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 }
 
-impl ClientContext for Reports {}
+impl ClientContext for Reports {
+    fn stats(&self, stats: Statistics) {
+        target::count_retries(&stats, &self.progress);
+    }
+}
 
 impl ProducerContext for Reports {
     type DeliveryOpaque = usize;
@@ -70,7 +88,10 @@ impl ProducerContext for Reports {
         ) {
             return;
         }
-        let mut first = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        self.progress
+            .delivery_errors
+            .fetch_add(1, Ordering::Relaxed);
+        let mut first = self.first.lock().unwrap_or_else(|e| e.into_inner());
         if first.is_none() {
             *first = Some(Refusal {
                 source: String::new(),

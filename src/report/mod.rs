@@ -1,68 +1,16 @@
-//! What a run did: live counters for the progress display, and the summary printed at exit
-//! (the human line and the `--json` object).
+//! What a run did: live counters (for the progress display and the metrics), and the summary
+//! printed at exit (the human line and the `--json` object).
+
+mod counters;
+
+pub use counters::{Copied, Counters, PartitionEnd};
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::Ordering;
 use std::time::{Instant, SystemTime};
 
 use crate::error::{Error, Exit};
 use crate::options::RunOptions;
-
-/// Live counters, readable from other threads (progress display, the demo).
-#[derive(Debug)]
-pub struct Counters {
-    /// Records acknowledged by the target.
-    pub records: AtomicU64,
-    /// Key + value bytes acknowledged by the target.
-    pub bytes: AtomicU64,
-    /// Source partitions assigned to this process.
-    pub assigned: AtomicU64,
-    /// Of those, partitions with a committed position.
-    pub committed: AtomicU64,
-    /// Records between the read positions and the partition ends; -1 until known.
-    pub lag: AtomicI64,
-    /// What the run waits for before it can copy (e.g. a group's assignment), if anything.
-    pub waiting: Mutex<Option<String>>,
-}
-
-impl Counters {
-    pub fn set_waiting(&self, what: Option<String>) {
-        *self.waiting.lock().unwrap_or_else(|e| e.into_inner()) = what;
-    }
-
-    /// The last phase: committing what was copied (after a first signal: stopping).
-    pub fn finishing(&self, stopped: bool) {
-        self.set_waiting(Some(
-            if stopped {
-                "stopping: flushing, verifying and committing"
-            } else {
-                "committing"
-            }
-            .into(),
-        ));
-    }
-
-    pub fn waiting(&self) -> Option<String> {
-        self.waiting
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
-    }
-}
-
-impl Default for Counters {
-    fn default() -> Self {
-        Counters {
-            records: AtomicU64::new(0),
-            bytes: AtomicU64::new(0),
-            assigned: AtomicU64::new(0),
-            committed: AtomicU64::new(0),
-            lag: AtomicI64::new(-1),
-            waiting: Mutex::new(None),
-        }
-    }
-}
 
 /// Version of the `--json` object: bumped when a field changes meaning or goes away.
 pub const JSON_VERSION: u32 = 1;
@@ -142,44 +90,6 @@ pub struct PartitionSummary {
     /// the committed position and it; null when not known (e.g. the partition was revoked).
     pub end_offset: Option<i64>,
     pub lag: Option<i64>,
-}
-
-/// What one source partition contributed to a run's copy.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Copied {
-    pub records: u64,
-    pub first: Option<i64>,
-    pub last: Option<i64>,
-}
-
-impl Copied {
-    /// One more record, at source `offset`.
-    pub fn add(&mut self, offset: i64) {
-        self.records += 1;
-        self.first = Some(self.first.map_or(offset, |f| f.min(offset)));
-        self.last = Some(self.last.map_or(offset, |l| l.max(offset)));
-    }
-
-    pub fn merge(&mut self, other: &Copied) {
-        self.records += other.records;
-        self.first = match (self.first, other.first) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        self.last = match (self.last, other.last) {
-            (Some(a), Some(b)) => Some(a.max(b)),
-            (a, b) => a.or(b),
-        };
-    }
-}
-
-/// A source partition at the end of a run, as an engine hands it to the summary.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct PartitionEnd {
-    pub committed: Option<i64>,
-    pub copied: Copied,
-    /// High watermark of the last fetch, while the partition was still assigned.
-    pub end_offset: Option<i64>,
 }
 
 /// How a run ended.
@@ -310,26 +220,5 @@ impl Summary {
             group: who.group.clone(),
             partitions: Vec::new(),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn copied_counts_and_spans_offsets_in_any_order() {
-        let mut a = Copied::default();
-        for o in [5, 3, 9] {
-            a.add(o);
-        }
-        assert_eq!((a.records, a.first, a.last), (3, Some(3), Some(9)));
-        let mut b = Copied::default();
-        b.add(12);
-        a.merge(&b);
-        assert_eq!((a.records, a.first, a.last), (4, Some(3), Some(12)));
-        let mut empty = Copied::default();
-        empty.merge(&Copied::default());
-        assert_eq!(empty, Copied::default());
     }
 }

@@ -1,0 +1,233 @@
+//! The metrics in Prometheus text format, read from the run's counters at each scrape.
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
+use prometheus_client::metrics::counter::ConstCounter;
+use prometheus_client::metrics::gauge::ConstGauge;
+use prometheus_client::metrics::MetricType;
+use prometheus_client::registry::Registry;
+
+use super::Inner;
+use crate::report::{PartitionEnd, Status};
+
+/// The text a scrape or the file gets.
+pub(super) fn render(inner: &std::sync::Arc<Inner>) -> String {
+    let mut registry = Registry::with_prefix("kreplicate");
+    registry.register_collector(Box::new(Scrape(inner.clone())));
+    let mut out = String::new();
+    // Writing into a String cannot fail.
+    let _ = prometheus_client::encoding::prometheus_text::encode(&mut out, &registry);
+    out
+}
+
+#[derive(Debug)]
+struct Scrape(std::sync::Arc<Inner>);
+
+type Labels = [(&'static str, String); 2];
+
+fn labels((topic, partition): &(String, i32)) -> Labels {
+    [
+        ("topic", topic.clone()),
+        ("partition", partition.to_string()),
+    ]
+}
+
+fn unix_seconds(t: SystemTime) -> f64 {
+    t.duration_since(UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// Seconds between now and the time stamp of the last copied record; 0 when nothing is
+/// left to copy (a caught-up copy is not behind, however old its last record).
+pub(super) fn lag_seconds(p: &PartitionEnd, now_ms: i64) -> Option<f64> {
+    match p.lag()? {
+        0 => Some(0.0),
+        _ => p
+            .copied
+            .last_time
+            .map(|t| ((now_ms - t).max(0) as f64) / 1000.0),
+    }
+}
+
+impl Collector for Scrape {
+    fn encode(&self, mut enc: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let inner = &self.0;
+        let c = &inner.counters;
+        let parts = c.partitions();
+        let now = SystemTime::now();
+        let now_ms = (unix_seconds(now) * 1000.0) as i64;
+
+        let info: [(&str, String); 5] = [
+            ("version", env!("CARGO_PKG_VERSION").to_string()),
+            (
+                "guarantee",
+                inner.who.guarantee.unwrap_or_default().to_string(),
+            ),
+            ("from", inner.who.from.clone().unwrap_or_default()),
+            ("to", inner.who.to.clone().unwrap_or_default()),
+            ("group", inner.who.group.clone().unwrap_or_default()),
+        ];
+        let mut m = enc.encode_descriptor(
+            "run_info",
+            "The run: kreplicate's version, the guarantee, source and target cluster and source group (always 1)",
+            None,
+            MetricType::Gauge,
+        )?;
+        ConstGauge::new(1i64).encode(m.encode_family(&info)?)?;
+
+        let current = inner.status();
+        let mut m = enc.encode_descriptor(
+            "status",
+            "1 for the run's current status (running, ok, failed, stopped, interrupted), 0 for the others",
+            None,
+            MetricType::Gauge,
+        )?;
+        for (name, s) in [
+            ("running", None),
+            ("ok", Some(Status::Ok)),
+            ("failed", Some(Status::Failed)),
+            ("stopped", Some(Status::Stopped)),
+            ("interrupted", Some(Status::Interrupted)),
+        ] {
+            let v = i64::from(current == s);
+            ConstGauge::new(v).encode(m.encode_family(&[("status", name)])?)?;
+        }
+
+        gauge(
+            &mut enc,
+            "start_time_seconds",
+            "When the run started, in Unix seconds",
+            unix_seconds(inner.started),
+        )?;
+        let stalled = c.stalled_for().as_secs_f64();
+        gauge(
+            &mut enc,
+            "stalled_seconds",
+            "Seconds since the copy last moved or was idle with nothing to copy; /healthz fails past --delivery-timeout",
+            stalled,
+        )?;
+        let last_commit = c.last_commit_ms.load(Ordering::Relaxed);
+        if last_commit > 0 {
+            gauge(
+                &mut enc,
+                "last_commit_timestamp_seconds",
+                "When positions were last committed (at-least-once) or a transaction committed (exactly-once), in Unix seconds",
+                last_commit as f64 / 1000.0,
+            )?;
+        }
+        gauge(
+            &mut enc,
+            "assigned_partitions",
+            "Source partitions this process copies",
+            c.assigned.load(Ordering::Relaxed) as f64,
+        )?;
+        for (name, help, v) in [
+            (
+                "delivery_errors",
+                "Deliveries the target failed",
+                &c.delivery_errors,
+            ),
+            (
+                "delivery_retries",
+                "Produce requests librdkafka sent to the target again",
+                &c.retries,
+            ),
+            (
+                "rebalances",
+                "Partition assignments the source consumer group handed this process",
+                &c.rebalances,
+            ),
+            (
+                "transactions_committed",
+                "exactly-once: transactions committed on the target",
+                &c.transactions_committed,
+            ),
+            (
+                "transactions_aborted",
+                "exactly-once: transactions aborted (and copied again)",
+                &c.transactions_aborted,
+            ),
+        ] {
+            let m = enc.encode_descriptor(name, help, None, MetricType::Counter)?;
+            ConstCounter::new(v.load(Ordering::Relaxed)).encode(m)?;
+        }
+
+        let per_partition: [(&str, &str, MetricType, PartitionValue); 7] = [
+            (
+                "records_copied",
+                "Records of the source partition the target acknowledged (exactly-once: in committed transactions)",
+                MetricType::Counter,
+                |p, _| Some(p.copied.records as f64),
+            ),
+            (
+                "bytes_copied",
+                "Key and value bytes of those records",
+                MetricType::Counter,
+                |p, _| Some(p.copied.bytes as f64),
+            ),
+            (
+                "lag_records",
+                "Records between what the target holds and the source partition's end",
+                MetricType::Gauge,
+                |p, _| p.lag().map(|l| l as f64),
+            ),
+            (
+                "lag_seconds",
+                "Now minus the time stamp of the last copied record; 0 when caught up",
+                MetricType::Gauge,
+                lag_seconds,
+            ),
+            (
+                "committed_offset",
+                "The committed source position (next offset to read)",
+                MetricType::Gauge,
+                |p, _| p.committed.map(|o| o as f64),
+            ),
+            (
+                "last_copied_offset",
+                "The highest source offset copied in this run",
+                MetricType::Gauge,
+                |p, _| p.copied.last.map(|o| o as f64),
+            ),
+            (
+                "source_end_offset",
+                "The source partition's end (high watermark) as the last fetch saw it",
+                MetricType::Gauge,
+                |p, _| p.end_offset.map(|o| o as f64),
+            ),
+        ];
+        for (name, help, kind, value) in per_partition {
+            let mut m = enc.encode_descriptor(name, help, None, kind)?;
+            for (key, p) in &parts {
+                let Some(v) = value(p, now_ms) else { continue };
+                let l = labels(key);
+                match kind {
+                    MetricType::Counter => ConstCounter::new(v).encode(m.encode_family(&l)?)?,
+                    _ => ConstGauge::new(v).encode(m.encode_family(&l)?)?,
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+type PartitionValue = fn(&PartitionEnd, i64) -> Option<f64>;
+
+fn gauge(
+    enc: &mut DescriptorEncoder,
+    name: &str,
+    help: &str,
+    v: f64,
+) -> Result<(), std::fmt::Error> {
+    let m = enc.encode_descriptor(name, help, None, MetricType::Gauge)?;
+    ConstGauge::new(v).encode(m)
+}
+
+/// `/healthz`: healthy while the copy moves or idles with nothing to copy, and once the run
+/// ended; not after a stall longer than the delivery timeout.
+pub(super) fn healthy(stalled: Duration, delivery_timeout: Duration, ended: bool) -> bool {
+    ended || stalled <= delivery_timeout
+}

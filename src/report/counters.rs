@@ -1,0 +1,256 @@
+//! Live counters: the engines publish, other threads read (the progress display, the metrics
+//! exporter, the demo). Readers only ever take short locks, so a scrape never holds up the
+//! loop or its final commit.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+#[derive(Debug)]
+pub struct Counters {
+    /// Records acknowledged by the target.
+    pub records: AtomicU64,
+    /// Key + value bytes acknowledged by the target.
+    pub bytes: AtomicU64,
+    /// Source partitions assigned to this process.
+    pub assigned: AtomicU64,
+    /// Of those, partitions with a committed position.
+    pub committed: AtomicU64,
+    /// Records between the read positions and the partition ends; -1 until known.
+    pub lag: AtomicI64,
+    /// Deliveries the target failed (each fails an at-least-once run, and aborts an
+    /// exactly-once transaction).
+    pub delivery_errors: AtomicU64,
+    /// Produce requests librdkafka sent again (its statistics), while metrics are on.
+    pub retries: AtomicU64,
+    /// Partition assignments the consumer group handed this process.
+    pub rebalances: AtomicU64,
+    pub transactions_committed: AtomicU64,
+    pub transactions_aborted: AtomicU64,
+    /// Unix time in milliseconds of the last successful commit; 0 before the first.
+    pub last_commit_ms: AtomicU64,
+    /// What the run waits for before it can copy (e.g. a group's assignment), if anything.
+    waiting: Mutex<Option<String>>,
+    live: Mutex<Live>,
+}
+
+/// The loop's last published view of its partitions.
+#[derive(Debug)]
+struct Live {
+    partitions: BTreeMap<(String, i32), PartitionEnd>,
+    /// `records` at the last publish that saw it move.
+    seen: u64,
+    /// When the loop last copied something or was idle with nothing to copy.
+    progressed: Instant,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic elsewhere must not turn every later read into another panic.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Counters {
+    pub fn set_waiting(&self, what: Option<String>) {
+        *lock(&self.waiting) = what;
+    }
+
+    /// The last phase: committing what was copied (after a first signal: stopping).
+    pub fn finishing(&self, stopped: bool) {
+        self.set_waiting(Some(
+            if stopped {
+                "stopping: flushing, verifying and committing"
+            } else {
+                "committing"
+            }
+            .into(),
+        ));
+    }
+
+    pub fn waiting(&self) -> Option<String> {
+        lock(&self.waiting).clone()
+    }
+
+    /// The loop's view of its partitions, with `in_flight` records sent and not yet
+    /// acknowledged. The loop counts as progressing when records were acknowledged since the
+    /// last publish, or when it has nothing to copy and nothing in flight.
+    pub fn publish(&self, partitions: BTreeMap<(String, i32), PartitionEnd>, in_flight: usize) {
+        let records = self.records.load(Ordering::Relaxed);
+        let idle = in_flight == 0 && partitions.values().all(|p| p.lag().unwrap_or(0) == 0);
+        let mut live = lock(&self.live);
+        if records != live.seen || idle {
+            live.seen = records;
+            live.progressed = Instant::now();
+        }
+        live.partitions = partitions;
+    }
+
+    pub fn partitions(&self) -> BTreeMap<(String, i32), PartitionEnd> {
+        lock(&self.live).partitions.clone()
+    }
+
+    /// How long since the loop last made progress (see [`Counters::publish`]).
+    pub fn stalled_for(&self) -> Duration {
+        lock(&self.live).progressed.elapsed()
+    }
+
+    pub fn note_commit(&self) {
+        let ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        self.last_commit_ms.store(ms, Ordering::Relaxed);
+    }
+}
+
+impl Default for Counters {
+    fn default() -> Self {
+        Counters {
+            records: AtomicU64::new(0),
+            bytes: AtomicU64::new(0),
+            assigned: AtomicU64::new(0),
+            committed: AtomicU64::new(0),
+            lag: AtomicI64::new(-1),
+            delivery_errors: AtomicU64::new(0),
+            retries: AtomicU64::new(0),
+            rebalances: AtomicU64::new(0),
+            transactions_committed: AtomicU64::new(0),
+            transactions_aborted: AtomicU64::new(0),
+            last_commit_ms: AtomicU64::new(0),
+            waiting: Mutex::new(None),
+            live: Mutex::new(Live {
+                partitions: BTreeMap::new(),
+                seen: 0,
+                progressed: Instant::now(),
+            }),
+        }
+    }
+}
+
+/// What one source partition contributed to a run's copy.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Copied {
+    pub records: u64,
+    /// Key + value bytes.
+    pub bytes: u64,
+    pub first: Option<i64>,
+    pub last: Option<i64>,
+    /// Time stamp (Unix milliseconds) of the record at `last`, when it had one.
+    pub last_time: Option<i64>,
+}
+
+impl Copied {
+    /// One more record, at source `offset`, of `bytes` key + value bytes and time stamp `time`.
+    pub fn add(&mut self, offset: i64, bytes: u64, time: Option<i64>) {
+        self.records += 1;
+        self.bytes += bytes;
+        self.first = Some(self.first.map_or(offset, |f| f.min(offset)));
+        if self.last.is_none_or(|l| offset >= l) {
+            self.last = Some(offset);
+            self.last_time = time;
+        }
+    }
+
+    pub fn merge(&mut self, other: &Copied) {
+        self.records += other.records;
+        self.bytes += other.bytes;
+        self.first = match (self.first, other.first) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if other.last.is_some() && (self.last.is_none() || other.last >= self.last) {
+            self.last = other.last;
+            self.last_time = other.last_time;
+        }
+    }
+}
+
+/// A source partition as an engine hands it to the summary and the metrics.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PartitionEnd {
+    pub committed: Option<i64>,
+    /// The next source offset the target does not hold yet, as far as the run knows (the
+    /// acknowledged prefix, or the committed transactions).
+    pub position: Option<i64>,
+    pub copied: Copied,
+    /// High watermark of the last fetch, while the partition was still assigned.
+    pub end_offset: Option<i64>,
+}
+
+impl PartitionEnd {
+    /// Records between what the target holds and the partition's end, when both are known.
+    pub fn lag(&self) -> Option<i64> {
+        let pos = self.position.or(self.committed)?;
+        Some((self.end_offset? - pos).max(0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copied_counts_and_spans_offsets_in_any_order() {
+        let mut a = Copied::default();
+        for o in [5, 3, 9] {
+            a.add(o, 10, Some(o * 100));
+        }
+        assert_eq!((a.records, a.first, a.last), (3, Some(3), Some(9)));
+        assert_eq!((a.bytes, a.last_time), (30, Some(900)));
+        let mut b = Copied::default();
+        b.add(12, 1, Some(5));
+        a.merge(&b);
+        assert_eq!((a.records, a.first, a.last), (4, Some(3), Some(12)));
+        assert_eq!((a.bytes, a.last_time), (31, Some(5)));
+        let mut older = Copied::default();
+        older.add(1, 1, Some(7));
+        a.merge(&older);
+        assert_eq!((a.last, a.last_time), (Some(12), Some(5)));
+        let mut empty = Copied::default();
+        empty.merge(&Copied::default());
+        assert_eq!(empty, Copied::default());
+    }
+
+    #[test]
+    fn lag_counts_from_what_the_target_holds() {
+        let mut p = PartitionEnd {
+            committed: Some(4),
+            end_offset: Some(10),
+            ..PartitionEnd::default()
+        };
+        assert_eq!(p.lag(), Some(6));
+        p.position = Some(8);
+        assert_eq!(p.lag(), Some(2));
+        p.end_offset = None;
+        assert_eq!(p.lag(), None);
+    }
+
+    #[test]
+    fn the_loop_progresses_when_records_move_or_nothing_is_left() {
+        let c = Counters::default();
+        let behind = PartitionEnd {
+            position: Some(0),
+            end_offset: Some(5),
+            ..PartitionEnd::default()
+        };
+        let parts = |p: PartitionEnd| BTreeMap::from([(("t".to_string(), 0), p)]);
+        std::thread::sleep(Duration::from_millis(20));
+        c.publish(parts(behind), 3);
+        assert!(
+            c.stalled_for() >= Duration::from_millis(20),
+            "nothing moved"
+        );
+        c.records.store(2, Ordering::Relaxed);
+        c.publish(parts(behind), 3);
+        assert!(c.stalled_for() < Duration::from_millis(20), "records moved");
+        std::thread::sleep(Duration::from_millis(20));
+        let done = PartitionEnd {
+            position: Some(5),
+            ..behind
+        };
+        c.publish(parts(done), 0);
+        assert!(
+            c.stalled_for() < Duration::from_millis(20),
+            "idle at the end"
+        );
+    }
+}
