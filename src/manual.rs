@@ -142,10 +142,11 @@ fn readme_metrics() -> Vec<(String, String)> {
         .lines()
         .filter(|l| l.starts_with("| `kreplicate_"))
         .filter_map(|l| {
-            let cells: Vec<&str> = l.trim_matches('|').split(" | ").map(str::trim).collect();
+            let cells: Vec<&str> = l.trim_matches('|').split('|').map(str::trim).collect();
             let [name, kind, _labels, meaning] = cells[..] else {
                 return None;
             };
+            let meaning = meaning.replace('`', "");
             Some((name.replace('`', ""), format!("{kind}: {meaning}")))
         })
         .collect()
