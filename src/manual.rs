@@ -97,6 +97,11 @@ fn sections() -> Roff {
         "partitions",
         "Per source partition: the committed position (next offset to read), records copied in this run with their first and last source offset, the end offset the last fetch saw, and the lag from the committed position to it.",
     );
+    item(
+        &mut r,
+        "verify --json",
+        "One object: version (1), started and ended (RFC 3339), exact, verdict, accept_duplicates, from, to, totals and partitions; README.md (section verify) lists every field.",
+    );
     r.control("SH", ["METRICS"]);
     para(
         &mut r,

@@ -131,6 +131,22 @@ fn verify_exact_copy_exits_0_also_renamed_with_origin_headers() {
 
     let report = json(&a, &b, &["--topics", "orders"], 0);
     assert_eq!(report["exact"], true, "{report}");
+    // Issue 10: versioned and time-stamped, with every documented field.
+    assert_eq!(report["version"], 1, "{report}");
+    for stamp in ["started", "ended"] {
+        let t = report[stamp].as_str().unwrap_or_default();
+        assert!(humantime::parse_rfc3339(t).is_ok(), "{stamp}: {report}");
+    }
+    for key in [
+        "verdict",
+        "accept_duplicates",
+        "from",
+        "to",
+        "totals",
+        "partitions",
+    ] {
+        assert!(report.get(key).is_some(), "{key}: {report}");
+    }
     assert_eq!(report["totals"]["source_count"], 90);
     for p in 0..3 {
         let r = row(&report, p);

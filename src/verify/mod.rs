@@ -196,14 +196,34 @@ fn verify(opts: &Options) -> Result<Report> {
     ))
 }
 
+/// Version of verify's `--json` object: bumped when a field changes meaning or goes away.
+const JSON_VERSION: u32 = 1;
+
+/// The `--json` object: the report with its version and wall-clock start and end (RFC 3339).
+#[derive(serde::Serialize)]
+struct Stamped<'a> {
+    version: u32,
+    started: String,
+    ended: String,
+    #[serde(flatten)]
+    report: &'a Report,
+}
+
 /// `kreplicate verify`: exit 0 when the target holds an exact copy, 1 when it does not;
 /// errors (bad flags, unknown cluster or topic, unreachable broker) exit 2.
 pub fn run(args: &VerifyArgs) -> Result<Exit> {
     use std::io::Write;
     let opts = resolve(args)?;
+    let started = std::time::SystemTime::now();
     let report = verify(&opts)?;
     let text = if args.json {
-        let mut s = serde_json::to_string(&report)
+        let stamped = Stamped {
+            version: JSON_VERSION,
+            started: humantime::format_rfc3339_millis(started).to_string(),
+            ended: humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string(),
+            report: &report,
+        };
+        let mut s = serde_json::to_string(&stamped)
             .map_err(|e| Error::usage(format!("cannot write the JSON report: {e}")))?;
         s.push('\n');
         s
