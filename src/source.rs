@@ -150,6 +150,14 @@ impl Ends {
         self.parts.remove(&(topic.to_string(), partition));
     }
 
+    /// Where reading of one partition started, if at a known offset.
+    pub(crate) fn start(&self, topic: &str, partition: i32) -> Option<i64> {
+        match self.parts.get(&(topic.to_string(), partition)) {
+            Some((Offset::Offset(n), _)) => Some(*n),
+            _ => None,
+        }
+    }
+
     /// Where reading started, for partitions that started at a known offset.
     pub(crate) fn starts(&self) -> Vec<(String, i32, i64)> {
         self.parts

@@ -11,7 +11,7 @@
 mod callbacks;
 mod state;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -148,12 +148,6 @@ impl Acked {
     fn positions(&self) -> BTreeMap<(String, i32), PartitionEnd> {
         let st = self.shared.lock();
         let mut positions: BTreeMap<(String, i32), PartitionEnd> = st.released.clone();
-        let starts: HashMap<(String, i32), i64> = st
-            .ends
-            .starts()
-            .into_iter()
-            .map(|(t, p, n)| ((t, p), n))
-            .collect();
         for (target, parts) in &st.parts {
             let source = self
                 .shared
@@ -162,14 +156,13 @@ impl Acked {
                 .cloned()
                 .unwrap_or_default();
             for (&p, part) in parts {
-                let key = (source.clone(), p);
-                let start = starts.get(&key).copied();
+                let start = st.ends.start(&source, p);
                 // A partition with nothing new to commit still holds the group's position
                 // read at assignment (under `none`, auto-commit may have moved it since).
                 let held = start.filter(|_| self.opts.guarantee != Guarantee::None);
                 let committed = part.tracker.committed().map(NextOffset::get).or(held);
                 let end_offset = source::cached_watermarks(&self.consumer, &source, p).map(|w| w.1);
-                let end = positions.entry(key).or_default();
+                let end = positions.entry((source.clone(), p)).or_default();
                 end.copied.merge(&part.copied);
                 end.committed = committed.or(end.committed);
                 end.position = part.tracker.verified().map(NextOffset::get).or(start);

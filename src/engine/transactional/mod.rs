@@ -163,12 +163,6 @@ impl Exactly {
 
     /// Every owned partition: what committed transactions copied, where it stands, its end.
     fn positions(&self) -> BTreeMap<(String, i32), PartitionEnd> {
-        let starts: BTreeMap<(String, i32), i64> = self
-            .ends
-            .starts()
-            .into_iter()
-            .map(|(t, p, n)| ((t, p), n))
-            .collect();
         self.parts
             .iter()
             .map(|((t, p), o)| {
@@ -176,7 +170,7 @@ impl Exactly {
                 let committed = o.committed.map(NextOffset::get);
                 let end = PartitionEnd {
                     committed,
-                    position: committed.or_else(|| starts.get(&key).copied()),
+                    position: committed.or_else(|| self.ends.start(t, *p)),
                     copied: o.copied,
                     end_offset: source::cached_watermarks(&self.consumer, t, *p).map(|w| w.1),
                 };
