@@ -122,9 +122,32 @@ pub struct CopyArgs {
     #[arg(long, value_enum)]
     pub on_gap: Option<GapPolicy>,
 
-    /// Create missing target topics with the source's partition count
+    /// Create missing target topics with the source's partition count and the configs set
+    /// on the source topic (cleanup.policy, retention.*, segment.*, ...), less the excluded
+    /// ones (see --config-exclude)
     #[arg(long)]
     pub create_topics: bool,
+
+    /// Config keys never copied to target topics, on top of the built-in list
+    /// (min.insync.replicas, *.replication.throttled.replicas, ...); comma list or repeated, a
+    /// trailing '*' matches a prefix, e.g. --config-exclude 'retention.*,segment.ms'
+    #[arg(long, value_name = "KEYS", value_delimiter = ',')]
+    pub config_exclude: Vec<String>,
+
+    /// Set the source's values of copied configs on existing target topics that differ
+    /// (IncrementalAlterConfigs; excluded keys and keys set only on the target are left
+    /// alone). Without it, differences are reported as warnings at start
+    #[arg(long)]
+    pub sync_configs: bool,
+
+    /// Read at most this many key + value bytes per second from the source (e.g. 20MB,
+    /// 512KiB); time spent waiting shows as "throttled" [default: no limit]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
+    pub max_bytes_per_sec: Option<String>,
+
+    /// Read at most this many records per second from the source [default: no limit]
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub max_records_per_sec: Option<String>,
 
     /// Replication factor for topics made by --create-topics [default: the broker's]
     #[arg(long, value_name = "N")]
@@ -194,6 +217,11 @@ pub struct EndpointArgs {
     /// internal topics '__*' never match a regex)
     #[arg(long, value_name = "LIST|^REGEX")]
     pub topics: Option<String>,
+
+    /// Source topics to leave out of --topics: a comma list, or a regex when it starts with
+    /// '^', e.g. --topics '^orders\..*' --exclude '^orders\.tmp\.'
+    #[arg(long, value_name = "LIST|^REGEX")]
+    pub exclude: Option<String>,
 
     /// Target topic name; {topic} stands for the source topic's name [default: {topic}]
     #[arg(long, value_name = "TEMPLATE")]

@@ -163,6 +163,9 @@ fn copy(args: &cli::CopyArgs, started: Instant, who: &mut Identity) -> Result<Ex
             let live = progress::start(progress.clone(), quiet, every);
             let prepared = Replicator::prepare(&opts, progress.clone());
             progress.set_waiting(None);
+            for w in prepared.iter().flat_map(|r| &r.warnings) {
+                progress::say(&format!("kreplicate: warning: {w}"));
+            }
             let summary = prepared.map(|replicator| {
                 copying.store(true, Ordering::SeqCst);
                 replicator.run(&stop)

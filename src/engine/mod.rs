@@ -16,7 +16,11 @@ use crate::report::{Counters, Summary};
 use crate::topics;
 
 /// A run that passed every check and is ready to copy.
-pub struct Replicator(Engine);
+pub struct Replicator {
+    engine: Engine,
+    /// What the checks warn about (e.g. target topic configs that differ from the source's).
+    pub warnings: Vec<String>,
+}
 
 enum Engine {
     Acked(acked::Acked),
@@ -30,7 +34,7 @@ impl Replicator {
     pub fn prepare(opts: &RunOptions, progress: Arc<Counters>) -> Result<Self> {
         let consumer_cfg = kafka::consumer_config(opts)?;
         let producer_cfg = kafka::producer_config(opts)?;
-        let routes = topics::check(opts)?;
+        let (routes, warnings) = topics::apply(opts, topics::inspect(opts)?)?;
         let engine = match opts.guarantee {
             Guarantee::ExactlyOnce => Engine::Transactional(transactional::Exactly::new(
                 opts,
@@ -47,13 +51,13 @@ impl Replicator {
                 producer_cfg,
             )?),
         };
-        Ok(Replicator(engine))
+        Ok(Replicator { engine, warnings })
     }
 
     /// Copies until `stop` is set, a failure happens, or (with `--until-caught-up`) every
     /// assigned partition is caught up; then flushes, verifies and commits.
     pub fn run(self, stop: &AtomicBool) -> Summary {
-        match self.0 {
+        match self.engine {
             Engine::Acked(e) => e.run(stop),
             Engine::Transactional(e) => e.run(stop),
         }

@@ -86,6 +86,7 @@ struct Options {
     from: ClusterSpec,
     to: ClusterSpec,
     topics: TopicSelection,
+    exclude: Option<TopicSelection>,
     rename: String,
     timeout: Duration,
     accept_duplicates: bool,
@@ -99,6 +100,7 @@ fn resolve(args: &VerifyArgs) -> Result<Options> {
         from,
         to,
         topics,
+        exclude,
         rename,
     } = config::endpoints(&args.ends, &file)?;
     for (spec, flag) in [(&from, "--from-property"), (&to, "--to-property")] {
@@ -123,6 +125,7 @@ fn resolve(args: &VerifyArgs) -> Result<Options> {
         from,
         to,
         topics,
+        exclude,
         rename,
         timeout,
         accept_duplicates: args.accept_duplicates,
@@ -144,7 +147,13 @@ fn routes(
     source: &HashMap<String, i32>,
     target: &HashMap<String, i32>,
 ) -> Result<Vec<Route>> {
-    let selected = topics::select(&opts.topics, &opts.rename, source, &opts.from.name)?;
+    let selected = topics::select(
+        &opts.topics,
+        opts.exclude.as_ref(),
+        &opts.rename,
+        source,
+        &opts.from.name,
+    )?;
     let absent: Vec<&str> = selected
         .iter()
         .filter(|r| !target.contains_key(&r.target))

@@ -1,0 +1,94 @@
+//! Issue 12: topic configs travel with `--create-topics`; a target that differs is warned
+//! about at start and fixed by `--sync-configs`; `plan` shows it without writing.
+
+use std::collections::BTreeMap;
+
+use crate::common::{self, Tansu};
+use crate::kr;
+
+const SOURCE_CONFIGS: [(&str, &str); 6] = [
+    ("cleanup.policy", "compact"),
+    ("retention.ms", "3600000"),
+    ("min.compaction.lag.ms", "1000"),
+    ("max.message.bytes", "2000000"),
+    ("segment.ms", "600000"),
+    // Excluded by default: a property of the cluster's replication, not of the data.
+    ("min.insync.replicas", "1"),
+];
+
+fn table(source: &BTreeMap<String, String>, target: &BTreeMap<String, String>) -> String {
+    let mut out = String::from("| key | source | target after create |\n|---|---|---|\n");
+    for (k, v) in source {
+        let t = target.get(k).map_or("(not set)", String::as_str);
+        out.push_str(&format!("| {k} | {v} | {t} |\n"));
+    }
+    out
+}
+
+#[test]
+fn issue_12_configs_travel_drift_is_warned_then_synced() {
+    let a = Tansu::start("cfg-a");
+    let b = Tansu::start("cfg-b");
+    let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    common::create_topic_with(ab, "compacted", 2, &SOURCE_CONFIGS);
+    common::create_topic_with(ab, "drifty", 1, &[("retention.ms", "3600000")]);
+    common::create_topic_with(bb, "drifty", 1, &[("retention.ms", "7200000")]);
+    common::produce(ab, "compacted", &kr::records(40, 2, "c"));
+    common::produce(ab, "drifty", &kr::records(10, 1, "d"));
+
+    let run = kr::run(&kr::caught_up_args(
+        ab,
+        bb,
+        "compacted,drifty",
+        "g-cfg",
+        "at-least-once",
+        &["--create-topics", "--config-exclude", "segment.ms"],
+    ));
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.json()["records"], 50);
+    let warning = "kreplicate: warning: target topic 'drifty' config retention.ms: source '3600000', target '7200000'";
+    assert!(run.stderr.contains(warning), "{}", run.stderr);
+
+    let source = common::topic_configs(ab, "compacted");
+    let target = common::topic_configs(bb, "compacted");
+    eprintln!("{}", table(&source, &target));
+    for key in [
+        "cleanup.policy",
+        "retention.ms",
+        "min.compaction.lag.ms",
+        "max.message.bytes",
+    ] {
+        assert_eq!(target.get(key), source.get(key), "{key}: {target:?}");
+    }
+    // Excluded keys: built in (min.insync.replicas) and --config-exclude (segment.ms).
+    assert!(!target.contains_key("min.insync.replicas"), "{target:?}");
+    assert!(!target.contains_key("segment.ms"), "{target:?}");
+    assert_eq!(common::partition_count(bb, "compacted"), 2);
+
+    let synced = kr::run(&kr::caught_up_args(
+        ab,
+        bb,
+        "compacted,drifty",
+        "g-cfg",
+        "at-least-once",
+        &["--sync-configs", "--config-exclude", "segment.ms"],
+    ));
+    assert_eq!(synced.code, 0, "{synced:?}");
+    assert!(!synced.stderr.contains("warning"), "{}", synced.stderr);
+    let drifty = common::topic_configs(bb, "drifty");
+    assert_eq!(
+        drifty.get("retention.ms").map(String::as_str),
+        Some("3600000")
+    );
+    // Nothing differs any more: a plain run warns about nothing.
+    let again = kr::run(&kr::caught_up_args(
+        ab,
+        bb,
+        "compacted,drifty",
+        "g-cfg",
+        "at-least-once",
+        &["--config-exclude", "segment.ms"],
+    ));
+    assert_eq!(again.code, 0, "{again:?}");
+    assert!(!again.stderr.contains("warning"), "{}", again.stderr);
+}
