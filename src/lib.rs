@@ -13,7 +13,7 @@
 //!    run's vocabulary from `options`; `config` turns `cli` flags and the YAML into `options`;
 //!    `cli` imports only `options`.
 //! 5. Leaves import nothing of the crate but other leaves: `error`, `offsets`, `origin`,
-//!    `shard`, `mock`.
+//!    `shard`, `throttle`, `mock`.
 
 mod cli;
 mod config;
@@ -31,6 +31,7 @@ mod report;
 pub mod shard;
 mod source;
 mod target;
+mod throttle;
 mod topics;
 mod verify;
 

@@ -112,8 +112,14 @@ fn message(p: &Counters, rate: f64) -> String {
     } else {
         String::new()
     };
+    let throttled = p.throttled_seconds();
+    let throttled = if throttled > 0.0 {
+        format!("  throttled {throttled:.1} s")
+    } else {
+        String::new()
+    };
     format!(
-        "{} records  {:.1} MB  {}/s{lag}  committed {}/{} partitions",
+        "{} records  {:.1} MB  {}/s{lag}  committed {}/{} partitions{throttled}",
         count(p.records.load(Ordering::Relaxed)),
         p.bytes.load(Ordering::Relaxed) as f64 / 1e6,
         count(rate as u64),

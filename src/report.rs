@@ -22,6 +22,8 @@ pub struct Counters {
     pub committed: AtomicU64,
     /// Records between the read positions and the partition ends; -1 until known.
     pub lag: AtomicI64,
+    /// Microseconds the read side waited for `--max-bytes-per-sec`/`--max-records-per-sec`.
+    pub throttled_us: AtomicU64,
     /// What the run waits for before it can copy (e.g. a group's assignment), if anything.
     pub waiting: Mutex<Option<String>>,
 }
@@ -43,6 +45,16 @@ impl Counters {
         ));
     }
 
+    /// The read side waited `d` for a rate limit.
+    pub fn add_throttled(&self, d: std::time::Duration) {
+        let us = u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
+        self.throttled_us.fetch_add(us, Ordering::Relaxed);
+    }
+
+    pub fn throttled_seconds(&self) -> f64 {
+        self.throttled_us.load(Ordering::Relaxed) as f64 / 1e6
+    }
+
     pub fn waiting(&self) -> Option<String> {
         self.waiting
             .lock()
@@ -59,6 +71,7 @@ impl Default for Counters {
             assigned: AtomicU64::new(0),
             committed: AtomicU64::new(0),
             lag: AtomicI64::new(-1),
+            throttled_us: AtomicU64::new(0),
             waiting: Mutex::new(None),
         }
     }
@@ -110,6 +123,9 @@ pub struct Summary {
     /// Key + value bytes of those records.
     pub bytes: u64,
     pub seconds: f64,
+    /// Of those, seconds the read side waited for `--max-bytes-per-sec` or
+    /// `--max-records-per-sec` (0 without a limit).
+    pub throttled_seconds: f64,
     /// `ok`, `failed`, `stopped` (first signal: flushed, verified, committed) or
     /// `interrupted` (second signal).
     pub status: Status,
@@ -232,6 +248,7 @@ impl Summary {
         let mut summary = Summary::ended(&Identity::of(opts), started, status, failure, error_kind);
         summary.records = progress.records.load(Ordering::Relaxed);
         summary.bytes = progress.bytes.load(Ordering::Relaxed);
+        summary.throttled_seconds = progress.throttled_seconds();
         summary.partitions = positions
             .into_iter()
             .map(|((topic, partition), end)| PartitionSummary {
@@ -300,6 +317,7 @@ impl Summary {
             records: 0,
             bytes: 0,
             seconds: elapsed.as_secs_f64(),
+            throttled_seconds: 0.0,
             status,
             error,
             error_kind,

@@ -14,5 +14,6 @@ mod faults;
 mod groups;
 mod harness;
 mod progress;
+mod throttle;
 mod topic_configs;
 mod verify;

@@ -31,6 +31,7 @@ use crate::options::{Guarantee, RunOptions};
 use crate::report::{Counters, PartitionEnd, Summary};
 use crate::source::{self, classify, Polled, Warner};
 use crate::target::{self, NotSent};
+use crate::throttle::Throttle;
 use crate::topics::{self, Route};
 
 /// The `none` and `at-least-once` engine.
@@ -180,6 +181,9 @@ impl Acked {
         let mut last_join_note = Instant::now();
         let mut warner = Warner::default();
         let mut since_poll = 0u32;
+        let (bytes_limit, records_limit) =
+            (self.opts.max_bytes_per_sec, self.opts.max_records_per_sec);
+        let mut throttle = Throttle::new(bytes_limit, records_limit, Instant::now());
         while !stop.load(Ordering::Relaxed) {
             if self.shared.lock().failure.is_some() {
                 return;
@@ -188,6 +192,12 @@ impl Acked {
             match classify(polled) {
                 Polled::Record(msg) => {
                     self.forward(&msg, stop);
+                    if throttle.is_limited() {
+                        let wait = throttle.take(target::record_bytes(&msg), Instant::now());
+                        drop(msg);
+                        let waited = target::throttle_wait(&self.producer, wait, stop);
+                        self.shared.progress.add_throttled(waited);
+                    }
                     since_poll += 1;
                     // Serve delivery reports and read the clock (commit interval, lag)
                     // every 256 records rather than per record.

@@ -35,6 +35,7 @@ use crate::origin::{write_origin, ORIGIN_HEADER};
 use crate::report::{Copied, Counters, PartitionEnd, Summary};
 use crate::source::{self, classify, Ends, Polled, Warner};
 use crate::target::{self, NotSent};
+use crate::throttle::Throttle;
 use crate::topics::{self, Route};
 
 type TxnProducer = BaseProducer<Reports>;
@@ -246,6 +247,9 @@ impl Exactly {
         let mut warner = Warner::default();
         let mut since_poll = 0u32;
         let max_time = self.opts.txn_max_time;
+        let (bytes_limit, records_limit) =
+            (self.opts.max_bytes_per_sec, self.opts.max_records_per_sec);
+        let mut throttle = Throttle::new(bytes_limit, records_limit, Instant::now());
         while !stop.load(Ordering::Relaxed) && self.failure.is_none() {
             let polled = self.consumer.poll(Duration::from_millis(100));
             // Read the clock (transaction age, lag) every 256 records, not per record.
@@ -260,7 +264,17 @@ impl Exactly {
                         &msg,
                         stop,
                     );
+                    let wait = if throttle.is_limited() {
+                        throttle.take(target::record_bytes(&msg), Instant::now())
+                    } else {
+                        Duration::ZERO
+                    };
                     drop(msg);
+                    if !wait.is_zero() {
+                        // Inside the open transaction: its age and size bounds still apply.
+                        let waited = target::throttle_wait(&self.producer, wait, stop);
+                        self.progress.add_throttled(waited);
+                    }
                     if let Err((e, refused)) = sent {
                         self.abort_and_rewind(&e, refused.map(|r| *r));
                     }
