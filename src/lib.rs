@@ -2,7 +2,7 @@
 //!
 //! The binary is a thin wrapper over [`run_cli`]. Layers, each importing only layers below it:
 //! 1. `lib` parses, dispatches, prints and maps the outcome to an [`error::Exit`]; nothing
-//!    imports `lib`, `demo` or `verify`.
+//!    imports `lib`, `demo`, `plan` or `verify`.
 //! 2. `engine` picks one of two engines, `acked` (none, at-least-once) or `transactional`
 //!    (exactly-once), which never import each other; `verify` compares the two sides and
 //!    never imports an engine.
@@ -26,6 +26,7 @@ pub mod mock;
 mod offsets;
 mod options;
 mod origin;
+mod plan;
 mod progress;
 mod report;
 pub mod shard;
@@ -67,7 +68,9 @@ where
             let exit = clap_error(&e);
             // A copy run's script that asked for JSON gets its line even when the flags are
             // wrong (verify and demo print other objects).
-            let subcommand = args.get(1).is_some_and(|a| a == "verify" || a == "demo");
+            let subcommand = args
+                .get(1)
+                .is_some_and(|a| a == "verify" || a == "demo" || a == "plan");
             if exit == Exit::Usage && !subcommand && args.iter().any(|a| a == "--json") {
                 let err = Error::usage(clap_line(&e.to_string()));
                 print_json(&Summary::of_error(&Identity::default(), started, &err));
@@ -79,6 +82,7 @@ where
         Some(Command::Demo(args)) => run_demo(args),
         // verify's 1 means "the target differs": any error of its own is 2.
         Some(Command::Verify(args)) => verify::run(args).map_err(Error::usage),
+        Some(Command::Plan(args)) => plan::run(args),
         Some(Command::Generate { dir }) => manual::generate(dir)
             .map(|()| Exit::Done)
             .map_err(|e| Error::usage(format!("cannot write into {}: {e}", dir.display()))),

@@ -36,6 +36,48 @@ fn issue_12_configs_travel_drift_is_warned_then_synced() {
     common::produce(ab, "compacted", &kr::records(40, 2, "c"));
     common::produce(ab, "drifty", &kr::records(10, 1, "d"));
 
+    // plan: what the run below will do, writing nothing.
+    let mut plan_args = vec!["plan"];
+    plan_args.extend(kr::caught_up_args(
+        ab,
+        bb,
+        "compacted,drifty",
+        "g-cfg",
+        "at-least-once",
+        &["--create-topics", "--config-exclude", "segment.ms"],
+    ));
+    plan_args.retain(|a| *a != "--json");
+    let plan = kr::run(&plan_args);
+    eprintln!("{}", plan.stdout);
+    assert_eq!(plan.code, 0, "{plan:?}");
+    for line in [
+        "compacted: create with cleanup.policy=compact, max.message.bytes=2000000, min.compaction.lag.ms=1000, retention.ms=3600000",
+        "drifty: config differs: retention.ms: source '3600000', target '7200000'",
+        "records to copy: 50",
+        "warning: target topic 'drifty' config retention.ms",
+        "a real run would start (exit 0)",
+    ] {
+        assert!(plan.stdout.contains(line), "{line}\n{}", plan.stdout);
+    }
+    assert!(
+        !kr::topics(bb).contains(&"compacted".to_string()),
+        "plan created a topic"
+    );
+    // Without --create-topics a run would refuse: plan says why and exits 2.
+    plan_args.retain(|a| *a != "--create-topics");
+    plan_args.push("--json");
+    let refused = kr::run(&plan_args);
+    assert_eq!(refused.code, 2, "{refused:?}");
+    let json = refused.json();
+    assert_eq!(json["would_start"], false, "{json}");
+    let why = json["refusal"].as_str().unwrap();
+    assert!(why.contains("'compacted' does not exist"), "{why}");
+    assert_eq!(json["records_to_copy"], 50, "{json}");
+    assert_eq!(
+        json["topics"][1]["config_differences"][0]["target"], "7200000",
+        "{json}"
+    );
+
     let run = kr::run(&kr::caught_up_args(
         ab,
         bb,
