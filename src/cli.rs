@@ -71,7 +71,7 @@ pub enum Command {
     /// its target and partitions, configs to create or that differ, the group's positions,
     /// records to copy and the warnings; exit 0 when the run would start, 2 when it would
     /// refuse (prefix any copy command line with `plan`)
-    Plan(CopyArgs),
+    Plan(Box<CopyArgs>),
     /// Write the man page and shell completions (man/, completions/) under DIR
     #[command(hide = true)]
     Generate {
@@ -112,6 +112,14 @@ pub struct CopyArgs {
     /// Copy up to the end of every partition as seen at start, commit, and exit 0
     #[arg(long)]
     pub until_caught_up: bool,
+
+    /// Without --until-caught-up: how often to look at the source's topics again (e.g. 30s,
+    /// 5m, or off). New topics matching --topics (less --exclude) are copied from their
+    /// beginning (or --start), deleted ones stop being copied, and partitions added to a source
+    /// topic are followed when the target has as many (--create-topics adds them) [default:
+    /// 60s]. Refused with --until-caught-up, which copies the topics found at start
+    #[arg(long, value_name = "DURATION")]
+    pub refresh_topics: Option<String>,
 
     /// Print one JSON summary object on stdout on every exit, errors included (human output
     /// stays on stderr)

@@ -265,6 +265,7 @@ pub fn run(args: &DemoArgs) -> Result<(Summary, bool)> {
         rename: "{topic}".into(),
         group: GROUP.into(),
         until_caught_up: true,
+        refresh_topics: None,
         start: StartPosition::Earliest,
         on_gap: GapPolicy::Fail,
         delivery_timeout: Duration::from_secs(30),

@@ -124,6 +124,9 @@ pub struct RunOptions {
     pub rename: String,
     pub group: String,
     pub until_caught_up: bool,
+    /// How often a continuous run looks at the source's topics again (`--refresh-topics`);
+    /// `None` with `--until-caught-up` or `--refresh-topics off`.
+    pub refresh_topics: Option<Duration>,
     pub start: StartPosition,
     pub on_gap: GapPolicy,
     /// Bound on one record's delivery (librdkafka `message.timeout.ms`) and on flushes.

@@ -26,6 +26,8 @@ pub struct Counters {
     pub throttled_us: AtomicU64,
     /// What the run waits for before it can copy (e.g. a group's assignment), if anything.
     pub waiting: Mutex<Option<String>>,
+    /// Warnings raised while copying (e.g. a source topic deleted), not yet printed.
+    pub notices: Mutex<Vec<String>>,
 }
 
 impl Counters {
@@ -43,6 +45,18 @@ impl Counters {
             }
             .into(),
         ));
+    }
+
+    /// A warning for the user, printed by the progress display's thread.
+    pub fn notice(&self, line: String) {
+        self.notices
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(line);
+    }
+
+    pub fn take_notices(&self) -> Vec<String> {
+        std::mem::take(&mut *self.notices.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// The read side waited `d` for a rate limit.
@@ -73,6 +87,7 @@ impl Default for Counters {
             lag: AtomicI64::new(-1),
             throttled_us: AtomicU64::new(0),
             waiting: Mutex::new(None),
+            notices: Mutex::new(Vec::new()),
         }
     }
 }

@@ -8,6 +8,7 @@ mod kr;
 mod bad_input;
 mod copy;
 mod demo;
+mod discovery;
 mod docs;
 mod exactly_once;
 mod faults;

@@ -54,6 +54,7 @@ pub struct Defaults {
     pub timeout: Option<String>,
     pub commit_interval: Option<String>,
     pub join_timeout: Option<String>,
+    pub refresh_topics: Option<String>,
     pub create_topics: Option<bool>,
     pub replication_factor: Option<i32>,
     pub config_exclude: Option<Vec<String>>,
@@ -327,6 +328,7 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
         rename,
         group,
         until_caught_up: args.until_caught_up,
+        refresh_topics: refresh_topics(args, d)?,
         start: args.start.or(d.start).unwrap_or_default(),
         on_gap: args.on_gap.or(d.on_gap).unwrap_or_default(),
         delivery_timeout,
@@ -344,6 +346,34 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
         txn_max_bytes,
         txn_max_time,
     })
+}
+
+/// `--refresh-topics`: a duration or `off`, 60s by default; only for continuous runs. The
+/// flag with `--until-caught-up` is refused (it would do nothing); the config file's default
+/// is simply not used by such runs, so one file serves cron and continuous runs alike.
+fn refresh_topics(args: &CopyArgs, d: &Defaults) -> Result<Option<Duration>> {
+    if args.until_caught_up {
+        if let Some(s) = &args.refresh_topics {
+            return Err(Error::usage(format!(
+                "--refresh-topics '{s}' does nothing with --until-caught-up, which copies the topics found at start: leave one of them out"
+            )));
+        }
+        return Ok(None);
+    }
+    let Some(s) = args.refresh_topics.as_ref().or(d.refresh_topics.as_ref()) else {
+        return Ok(Some(Duration::from_secs(60)));
+    };
+    if s.trim() == "off" {
+        return Ok(None);
+    }
+    let every =
+        parse_duration(s).map_err(|e| Error::usage(format!("--refresh-topics '{s}': {e}")))?;
+    if every.is_zero() {
+        return Err(Error::usage(
+            "--refresh-topics must be greater than zero (or 'off')",
+        ));
+    }
+    Ok(Some(every))
 }
 
 /// `--max-bytes-per-sec` and `--max-records-per-sec`: positive when given.

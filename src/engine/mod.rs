@@ -22,6 +22,8 @@ pub struct Replicator {
     pub warnings: Vec<String>,
 }
 
+// One engine per run, built once: its size does not matter.
+#[allow(clippy::large_enum_variant)]
 enum Engine {
     Acked(acked::Acked),
     Transactional(transactional::Exactly),

@@ -106,7 +106,7 @@ pub fn inspect(opts: &RunOptions) -> Result<Inspection> {
 /// Fills in the configs to create and the drift of existing targets; returns warnings.
 /// Reading configs is needed to create topics; for drift alone, a broker that cannot answer
 /// is a warning, not a reason to refuse the copy.
-fn compare_configs(opts: &RunOptions, topics: &mut [TopicCheck]) -> Result<Vec<String>> {
+pub(super) fn compare_configs(opts: &RunOptions, topics: &mut [TopicCheck]) -> Result<Vec<String>> {
     let creating = opts.create_topics && topics.iter().any(|t| t.target_partitions.is_none());
     let mut warnings = Vec::new();
     let excludes = Excludes::new(&opts.config_exclude);
@@ -171,17 +171,22 @@ pub fn apply(opts: &RunOptions, found: Inspection) -> Result<(Vec<Route>, Vec<St
     if let Some(why) = found.refusal {
         return Err(Error::usage(why));
     }
-    let missing: Vec<&TopicCheck> = found
-        .topics
+    realise(opts, &found.topics, &found.target)?;
+    Ok((found.routes(), found.warnings))
+}
+
+/// Creates the missing target topics of `topics` and, with `--sync-configs`, sets the
+/// source's values of differing configs.
+pub(super) fn realise(opts: &RunOptions, topics: &[TopicCheck], target: &Metadata) -> Result<()> {
+    let missing: Vec<&TopicCheck> = topics
         .iter()
         .filter(|t| t.target_partitions.is_none())
         .collect();
     if !missing.is_empty() {
-        create_topics(opts, &missing, &found.target)?;
+        create_topics(opts, &missing, target)?;
     }
     if opts.sync_configs {
-        let changes: BTreeMap<String, BTreeMap<String, String>> = found
-            .topics
+        let changes: BTreeMap<String, BTreeMap<String, String>> = topics
             .iter()
             .filter(|t| !t.drift.is_empty())
             .map(|t| {
@@ -198,7 +203,7 @@ pub fn apply(opts: &RunOptions, found: Inspection) -> Result<(Vec<Route>, Vec<St
             );
         }
     }
-    Ok((found.routes(), found.warnings))
+    Ok(())
 }
 
 fn create_topics(opts: &RunOptions, missing: &[&TopicCheck], target: &Metadata) -> Result<()> {

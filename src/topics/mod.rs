@@ -5,13 +5,16 @@
 //! * this module: routes, metadata, selection (`--topics`, `--exclude`, `--rename`);
 //! * `check`: what a run would do to the target ([`inspect`]) and doing it ([`apply`]);
 //! * `configs`: which configs travel and where a target differs (pure);
+//! * `discover`: looking again while a run copies (`--refresh-topics`);
 //! * `admin`: describe, create and incrementally alter topic configs.
 
 mod admin;
 mod check;
 pub mod configs;
+mod discover;
 
 pub use check::{apply, inspect, Inspection, TopicCheck};
+pub use discover::refresh;
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -25,7 +28,7 @@ use crate::options::{ClusterSpec, RunOptions, TopicSelection};
 use crate::shard::Shard;
 
 /// A source topic and where it goes.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Route {
     pub source: String,
     pub target: String,

@@ -11,10 +11,11 @@
 //! after each transaction, for lag monitoring only.
 
 mod commit;
+mod discovery;
 mod refusals;
 mod resume;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -74,6 +75,13 @@ pub(super) struct Exactly {
     aborts_in_a_row: u32,
     transactional_id: String,
     scratch: Scratch,
+    /// The topics being copied (`--refresh-topics` changes them).
+    routes: Vec<Route>,
+    /// New source topics not copied (target missing), warned about once.
+    skipped: BTreeSet<String>,
+    /// When a deleted source topic was last dropped, and its partitions for the summary.
+    last_deleted: Option<Instant>,
+    released: BTreeMap<(String, i32), PartitionEnd>,
 }
 
 /// Buffers reused for every record, so that copying one allocates nothing of ours.
@@ -127,6 +135,10 @@ impl Exactly {
             aborts_in_a_row: 0,
             transactional_id: shard.transactional_id(&opts.group),
             scratch: Scratch::default(),
+            routes,
+            skipped: BTreeSet::new(),
+            last_deleted: None,
+            released: BTreeMap::new(),
         })
     }
 
@@ -148,7 +160,9 @@ impl Exactly {
             }
         }
         // End offsets from the last fetches, before leaving forgets them.
-        let positions = self
+        let mut positions: BTreeMap<(String, i32), PartitionEnd> =
+            std::mem::take(&mut self.released);
+        let owned: Vec<((String, i32), PartitionEnd)> = self
             .parts
             .iter()
             .map(|((t, p), o)| {
@@ -160,6 +174,7 @@ impl Exactly {
                 ((t.clone(), *p), end)
             })
             .collect();
+        positions.extend(owned);
         source::close(&self.consumer, self.opts.timeout);
         Summary::new(
             &self.opts,
@@ -244,6 +259,7 @@ impl Exactly {
 
     fn copy(&mut self, stop: &AtomicBool) {
         let mut last_lag = Instant::now();
+        let mut last_refresh = Instant::now();
         let mut warner = Warner::default();
         let mut since_poll = 0u32;
         let max_time = self.opts.txn_max_time;
@@ -307,7 +323,14 @@ impl Exactly {
                     ));
                 }
                 Polled::Fatal(msg) => {
-                    self.failure = Some(format!("source cluster '{}': {msg}", self.opts.from.name))
+                    // A deleted source topic reads as an unknown topic: with discovery on,
+                    // look first, and stop copying only that topic.
+                    if self.opts.refresh_topics.is_some() && self.refresh_topics() {
+                        last_refresh = Instant::now();
+                    } else {
+                        self.failure =
+                            Some(format!("source cluster '{}': {msg}", self.opts.from.name))
+                    }
                 }
                 Polled::Transient(e) => warner.warn(&self.opts.from.name, &e),
             }
@@ -322,6 +345,14 @@ impl Exactly {
                     self.progress.lag.store(lag, Ordering::Relaxed);
                 }
                 last_lag = Instant::now();
+            }
+            let refresh_due = self
+                .opts
+                .refresh_topics
+                .is_some_and(|every| last_refresh.elapsed() >= every);
+            if clock && refresh_due && self.failure.is_none() {
+                self.refresh_topics();
+                last_refresh = Instant::now();
             }
         }
     }
