@@ -268,6 +268,15 @@ pub struct VerifyArgs {
     #[arg(long)]
     pub accept_duplicates: bool,
 
+    /// Also fail (exit 1) when a copied topic config differs between source and target
+    /// (differences are always reported)
+    #[arg(long)]
+    pub configs: bool,
+
+    /// Config keys not compared, on top of the built-in exclusions (as for a copy run)
+    #[arg(long, value_name = "KEYS", value_delimiter = ',')]
+    pub config_exclude: Vec<String>,
+
     /// Longest wait for a broker: metadata at start, and the next record or end of a
     /// partition while reading (e.g. 500ms, 30s, 2m) [default: defaults.timeout in the config
     /// file, else 30s]

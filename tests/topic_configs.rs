@@ -107,6 +107,38 @@ fn issue_12_configs_travel_drift_is_warned_then_synced() {
     assert!(!target.contains_key("segment.ms"), "{target:?}");
     assert_eq!(common::partition_count(bb, "compacted"), 2);
 
+    // verify reports the drift; it fails on it only with --configs.
+    let verify = |extra: &[&str]| {
+        let mut args = vec![
+            "verify",
+            "--from",
+            ab,
+            "--to",
+            bb,
+            "--topics",
+            "compacted,drifty",
+        ];
+        args.extend_from_slice(&["--config-exclude", "segment.ms"]);
+        args.extend_from_slice(extra);
+        kr::run(&args)
+    };
+    let v = verify(&[]);
+    assert_eq!(v.code, 0, "{v:?}");
+    assert!(
+        v.stdout
+            .contains("drifty: retention.ms: source '3600000', target '7200000'"),
+        "{}",
+        v.stdout
+    );
+    let v = verify(&["--configs", "--json"]);
+    assert_eq!(v.code, 1, "{v:?}");
+    let json = v.json();
+    assert_eq!(
+        json["configs"]["differences"][0]["key"], "retention.ms",
+        "{json}"
+    );
+    assert_eq!(json["configs"]["differences"][0]["target_topic"], "drifty");
+
     let synced = kr::run(&kr::caught_up_args(
         ab,
         bb,

@@ -12,7 +12,7 @@ use super::admin::{self, Admin};
 use super::configs::{self, Drift, Entry, Excludes};
 use super::{metadata, same_cluster, select, topic_partitions, Metadata, Route};
 use crate::error::{Error, Result};
-use crate::options::RunOptions;
+use crate::options::{ClusterSpec, RunOptions};
 
 /// One selected topic as a run would find it.
 #[derive(Debug, Clone)]
@@ -101,6 +101,46 @@ pub fn inspect(opts: &RunOptions) -> Result<Inspection> {
         warnings,
         target: target_meta,
     })
+}
+
+/// A copied config that differs between a source topic and its target (`verify`).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TopicDrift {
+    pub topic: String,
+    pub target_topic: String,
+    #[serde(flatten)]
+    pub drift: Drift,
+}
+
+/// The copied configs (less the built-in exclusions and `exclude`) that differ between each
+/// `(source, target)` topic pair. An error says why they could not be compared.
+pub fn config_differences(
+    from: &ClusterSpec,
+    to: &ClusterSpec,
+    pairs: &[(&str, &str)],
+    exclude: &[String],
+    timeout: Duration,
+) -> std::result::Result<Vec<TopicDrift>, String> {
+    let excludes = Excludes::new(exclude);
+    let describe = |spec: &ClusterSpec, side: &str, topics: Vec<&str>| {
+        let admin = admin::admin(spec, side).map_err(|e| e.to_string())?;
+        admin::describe(&admin, &topics, timeout).map_err(|e| e.message)
+    };
+    let source = describe(from, "source", pairs.iter().map(|p| p.0).collect())?;
+    let target = describe(to, "target", pairs.iter().map(|p| p.1).collect())?;
+    let empty: Vec<Entry> = Vec::new();
+    let mut out = Vec::new();
+    for (s, t) in pairs {
+        let copied = configs::to_copy(source.get(*s).unwrap_or(&empty), &excludes);
+        for drift in configs::drift(&copied, target.get(*t).unwrap_or(&empty)) {
+            out.push(TopicDrift {
+                topic: s.to_string(),
+                target_topic: t.to_string(),
+                drift,
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// Fills in the configs to create and the drift of existing targets; returns warnings.

@@ -13,7 +13,7 @@ mod check;
 pub mod configs;
 mod discover;
 
-pub use check::{apply, inspect, Inspection, TopicCheck};
+pub use check::{apply, config_differences, inspect, Inspection, TopicCheck, TopicDrift};
 pub use discover::refresh;
 
 use std::collections::HashMap;

@@ -50,6 +50,7 @@ use crate::options::{ClusterSpec, TopicSelection};
 use crate::topics;
 
 mod compare;
+mod configs;
 mod fingerprint;
 mod reader;
 mod report;
@@ -90,6 +91,9 @@ struct Options {
     rename: String,
     timeout: Duration,
     accept_duplicates: bool,
+    /// `--configs`: config differences count against an exact copy.
+    configs: bool,
+    config_exclude: Vec<String>,
 }
 
 fn resolve(args: &VerifyArgs) -> Result<Options> {
@@ -129,6 +133,8 @@ fn resolve(args: &VerifyArgs) -> Result<Options> {
         rename,
         timeout,
         accept_duplicates: args.accept_duplicates,
+        configs: args.configs,
+        config_exclude: args.config_exclude.clone(),
     })
 }
 
@@ -197,12 +203,20 @@ fn verify(opts: &Options) -> Result<Report> {
     }
     let _ = src.consumer.unassign();
     let _ = tgt.consumer.unassign();
-    Ok(Report::new(
-        &opts.from.name,
-        &opts.to.name,
-        opts.accept_duplicates,
-        rows,
-    ))
+    let pairs: Vec<(&str, &str)> = routes
+        .iter()
+        .map(|r| (r.source.as_str(), r.target.as_str()))
+        .collect();
+    let configs = topics::config_differences(
+        &opts.from,
+        &opts.to,
+        &pairs,
+        &opts.config_exclude,
+        opts.timeout,
+    );
+    let mut report = Report::new(&opts.from.name, &opts.to.name, opts.accept_duplicates, rows);
+    report.add_configs(configs, opts.configs);
+    Ok(report)
 }
 
 /// `kreplicate verify`: exit 0 when the target holds an exact copy, 1 when it does not;
