@@ -66,7 +66,7 @@ pub enum Command {
     Demo(DemoArgs),
     /// Compare source and target partition by partition: counts, offset ranges and a digest
     /// of key, value, headers and timestamp in order; exit 0 when the target is an exact copy
-    Verify(VerifyArgs),
+    Verify(Box<VerifyArgs>),
     /// Show what a copy run with the same flags would do, writing nothing: each source topic,
     /// its target and partitions, configs to create or that differ, the group's positions,
     /// records to copy and the warnings; exit 0 when the run would start, 2 when it would
