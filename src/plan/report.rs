@@ -167,6 +167,7 @@ impl Plan {
         let mut lower_bound = false;
         for t in &self.topics {
             let target = match t.target_partitions {
+                Some(1) => "exists, 1 partition".into(),
                 Some(n) => format!("exists, {n} partitions"),
                 None => "create".into(),
             };

@@ -82,6 +82,31 @@ pub fn changes(
     out
 }
 
+/// What to do about a source topic that grew to `grown.partitions`.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Growth {
+    /// The target has as many partitions: copy them all.
+    Follow,
+    /// `--create-topics`: add partitions to the target first.
+    AddPartitions,
+    /// The run stops (exit 1), saying why.
+    Stop(String),
+}
+
+/// The decision for a grown source topic whose target has `have` partitions (pure).
+pub fn growth(grown: &Route, have: i32, create_topics: bool) -> Growth {
+    if have >= grown.partitions {
+        Growth::Follow
+    } else if create_topics {
+        Growth::AddPartitions
+    } else {
+        Growth::Stop(format!(
+            "source topic '{}' grew to {} partitions but target topic '{}' has {have}: add partitions to the target (or run with --create-topics), then run again; nothing was copied into another partition",
+            grown.source, grown.partitions, grown.target
+        ))
+    }
+}
+
 /// What a refresh decided.
 #[derive(Debug, Default)]
 pub struct Refresh {
@@ -137,14 +162,10 @@ pub fn refresh(
     }
     for r in &found.grown {
         let have = target.get(&r.target).copied().unwrap_or_default();
-        if have < r.partitions {
-            if !opts.create_topics {
-                return Err(format!(
-                    "source topic '{}' grew to {} partitions but target topic '{}' has {have}: add partitions to the target (or run with --create-topics), then run again; nothing was copied into another partition",
-                    r.source, r.partitions, r.target
-                ));
-            }
-            add_partitions(opts, r)?;
+        match growth(r, have, opts.create_topics) {
+            Growth::Follow => {}
+            Growth::AddPartitions => add_partitions(opts, r)?,
+            Growth::Stop(why) => return Err(why),
         }
         out.warnings.push(format!(
             "source topic '{}' grew to {} partitions: copying them all",
@@ -271,6 +292,21 @@ mod tests {
         let now = source(&[("a", 1), ("b", 2)]);
         let c = changes(&current, &now, &list, None, "b.{topic}");
         assert_eq!(c.added, vec![route("b", 2)]);
+    }
+
+    #[test]
+    fn a_grown_topic_is_followed_only_when_the_target_can_follow() {
+        let r = route("ev.c", 3);
+        assert_eq!(growth(&r, 3, false), Growth::Follow);
+        assert_eq!(growth(&r, 4, false), Growth::Follow);
+        assert_eq!(growth(&r, 2, true), Growth::AddPartitions);
+        match growth(&r, 2, false) {
+            Growth::Stop(why) => assert!(
+                why.contains("'ev.c' grew to 3 partitions but target topic 'b.ev.c' has 2"),
+                "{why}"
+            ),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
