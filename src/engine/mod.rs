@@ -36,7 +36,20 @@ impl Replicator {
     pub fn prepare(opts: &RunOptions, progress: Arc<Counters>) -> Result<Self> {
         let consumer_cfg = kafka::consumer_config(opts)?;
         let producer_cfg = kafka::producer_config(opts)?;
-        let (routes, warnings) = topics::apply(opts, topics::inspect(opts)?)?;
+        let topics::Applied {
+            routes,
+            warnings,
+            later,
+        } = topics::apply(opts, topics::inspect(opts)?)?;
+        if let Some(later) = later {
+            // Config drift is advice: reported while the copy starts, never delaying it.
+            let (opts, progress) = (opts.clone(), progress.clone());
+            std::thread::spawn(move || {
+                for w in later.warnings(&opts) {
+                    progress.notice(w);
+                }
+            });
+        }
         let engine = match opts.guarantee {
             Guarantee::ExactlyOnce => Engine::Transactional(transactional::Exactly::new(
                 opts,

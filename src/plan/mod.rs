@@ -32,7 +32,8 @@ pub fn run(args: &CopyArgs) -> Result<Exit> {
     // A real run refuses bad client properties before it connects.
     kafka::consumer_config(&opts)?;
     kafka::producer_config(&opts)?;
-    let found = topics::inspect(&opts)?;
+    let mut found = topics::inspect(&opts)?;
+    found.compare_configs(&opts)?;
     let positions = positions(&opts, &found.topics)?;
     let plan = Plan::new(&opts, &found, positions);
     if args.json {

@@ -34,11 +34,11 @@ pub fn block_on<F: std::future::Future>(fut: F, timeout: Duration) -> Option<F::
     rt.block_on(async { tokio::time::timeout(timeout, fut).await.ok() })
 }
 
-/// Why a describe failed, and whether the broker simply cannot answer (no DescribeConfigs:
-/// librdkafka's mock cluster), which is no reason to stop a run that only checks drift.
+/// Why a describe failed, and whether the broker simply could not answer: no DescribeConfigs
+/// (librdkafka's mock cluster), or no answer in time.
 #[derive(Debug)]
 pub struct DescribeError {
-    pub unsupported: bool,
+    pub quiet: bool,
     pub message: String,
 }
 
@@ -54,9 +54,12 @@ pub fn describe(
     let specs: Vec<ResourceSpecifier<'_>> =
         topics.iter().map(|t| ResourceSpecifier::Topic(t)).collect();
     let opts = AdminOptions::new().request_timeout(Some(timeout));
-    let failed = |message: String, unsupported: bool| DescribeError {
-        unsupported,
-        message,
+    let failed = |message: String, quiet: bool| DescribeError { quiet, message };
+    let quiet = |code: Option<RDKafkaErrorCode>| {
+        matches!(
+            code,
+            Some(RDKafkaErrorCode::UnsupportedFeature | RDKafkaErrorCode::OperationTimedOut)
+        )
     };
     let results = block_on(admin.describe_configs(&specs, &opts), timeout)
         .ok_or_else(|| {
@@ -74,7 +77,7 @@ pub fn describe(
         let resource = result.map_err(|code| {
             failed(
                 format!("cannot describe the configs of topic '{topic}': {code}"),
-                code == RDKafkaErrorCode::UnsupportedFeature,
+                quiet(Some(code)),
             )
         })?;
         let entries = resource

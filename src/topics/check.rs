@@ -9,10 +9,11 @@ use rdkafka::admin::{AdminOptions, NewTopic, TopicReplication};
 use rdkafka::error::RDKafkaErrorCode;
 
 use super::admin::{self, Admin};
-use super::configs::{self, Drift, Entry, Excludes};
+use super::configs::Drift;
+use super::drift::{compare_configs, LaterDrift};
 use super::{metadata, same_cluster, select, topic_partitions, Metadata, Route};
 use crate::error::{Error, Result};
-use crate::options::{ClusterSpec, RunOptions};
+use crate::options::RunOptions;
 
 /// One selected topic as a run would find it.
 #[derive(Debug, Clone)]
@@ -33,12 +34,24 @@ pub struct Inspection {
     pub refusal: Option<String>,
     /// What a real run would warn about at start.
     pub warnings: Vec<String>,
+    /// False when config drift is left to [`LaterDrift`].
+    configs_compared: bool,
     target: Metadata,
 }
 
 impl Inspection {
     pub fn routes(&self) -> Vec<Route> {
         self.topics.iter().map(|t| t.route.clone()).collect()
+    }
+
+    /// Compares configs now if [`inspect`] left it for later (`plan` shows them at once).
+    pub fn compare_configs(&mut self, opts: &RunOptions) -> Result<()> {
+        if !self.configs_compared {
+            let warnings = compare_configs(opts, &mut self.topics, false)?;
+            self.warnings.extend(warnings);
+            self.configs_compared = true;
+        }
+        Ok(())
     }
 }
 
@@ -94,125 +107,45 @@ pub fn inspect(opts: &RunOptions) -> Result<Inspection> {
         };
         refusal.get_or_insert(why);
     }
-    let warnings = compare_configs(opts, &mut topics)?;
+    // Creating and syncing need the configs before copying; drift alone is reported while
+    // the copy starts ([`LaterDrift`]): a broker slow to answer must not delay the copy.
+    let creating = opts.create_topics && topics.iter().any(|t| t.target_partitions.is_none());
+    let (warnings, configs_compared) = if creating || opts.sync_configs {
+        (compare_configs(opts, &mut topics, false)?, true)
+    } else {
+        (Vec::new(), false)
+    };
     Ok(Inspection {
         topics,
         refusal,
         warnings,
+        configs_compared,
         target: target_meta,
     })
 }
 
-/// A copied config that differs between a source topic and its target (`verify`).
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct TopicDrift {
-    pub topic: String,
-    pub target_topic: String,
-    #[serde(flatten)]
-    pub drift: Drift,
-}
-
-/// The copied configs (less the built-in exclusions and `exclude`) that differ between each
-/// `(source, target)` topic pair. An error says why they could not be compared.
-pub fn config_differences(
-    from: &ClusterSpec,
-    to: &ClusterSpec,
-    pairs: &[(&str, &str)],
-    exclude: &[String],
-    timeout: Duration,
-) -> std::result::Result<Vec<TopicDrift>, String> {
-    let excludes = Excludes::new(exclude);
-    let describe = |spec: &ClusterSpec, side: &str, topics: Vec<&str>| {
-        let admin = admin::admin(spec, side).map_err(|e| e.to_string())?;
-        admin::describe(&admin, &topics, timeout).map_err(|e| e.message)
-    };
-    let source = describe(from, "source", pairs.iter().map(|p| p.0).collect())?;
-    let target = describe(to, "target", pairs.iter().map(|p| p.1).collect())?;
-    let empty: Vec<Entry> = Vec::new();
-    let mut out = Vec::new();
-    for (s, t) in pairs {
-        let copied = configs::to_copy(source.get(*s).unwrap_or(&empty), &excludes);
-        for drift in configs::drift(&copied, target.get(*t).unwrap_or(&empty)) {
-            out.push(TopicDrift {
-                topic: s.to_string(),
-                target_topic: t.to_string(),
-                drift,
-            });
-        }
-    }
-    Ok(out)
-}
-
-/// Fills in the configs to create and the drift of existing targets; returns warnings.
-/// Reading configs is needed to create topics; for drift alone, a broker that cannot answer
-/// is a warning, not a reason to refuse the copy.
-pub(super) fn compare_configs(opts: &RunOptions, topics: &mut [TopicCheck]) -> Result<Vec<String>> {
-    let creating = opts.create_topics && topics.iter().any(|t| t.target_partitions.is_none());
-    let mut warnings = Vec::new();
-    let excludes = Excludes::new(&opts.config_exclude);
-    let sources: Vec<&str> = topics.iter().map(|t| t.route.source.as_str()).collect();
-    let existing: Vec<&str> = topics
-        .iter()
-        .filter(|t| t.target_partitions.is_some())
-        .map(|t| t.route.target.as_str())
-        .collect();
-    let described = admin::admin(&opts.from, "source").and_then(|a| {
-        let timeout = opts.timeout;
-        let source = admin::describe(&a, &sources, timeout);
-        let target = match &source {
-            Ok(_) => {
-                let b = admin::admin(&opts.to, "target")?;
-                Some(admin::describe(&b, &existing, timeout))
-            }
-            Err(_) => None,
-        };
-        Ok((source, target))
-    })?;
-    let (source, target) = match described {
-        (Ok(s), Some(Ok(t))) => (s, t),
-        (Err(e), _) | (_, Some(Err(e))) => {
-            if creating || opts.sync_configs {
-                return Err(Error::failed(e.message));
-            }
-            if e.unsupported {
-                log::info!("topic configs not compared: {}", e.message);
-            } else {
-                warnings.push(format!("topic configs not compared: {}", e.message));
-            }
-            return Ok(warnings);
-        }
-        (Ok(_), None) => return Ok(warnings),
-    };
-    let empty: Vec<Entry> = Vec::new();
-    for t in topics.iter_mut() {
-        let copied = configs::to_copy(source.get(&t.route.source).unwrap_or(&empty), &excludes);
-        match t.target_partitions {
-            None => t.create_configs = copied,
-            Some(_) => {
-                t.drift = configs::drift(&copied, target.get(&t.route.target).unwrap_or(&empty));
-                if !opts.sync_configs {
-                    for d in &t.drift {
-                        warnings.push(format!(
-                            "target topic '{}' config {} (pass --sync-configs to set the source's value)",
-                            t.route.target,
-                            configs::describe(d)
-                        ));
-                    }
-                }
-            }
-        }
-    }
-    Ok(warnings)
-}
-
 /// Does what [`inspect`] found to do: refuses, creates missing target topics, sets drifted
-/// configs with `--sync-configs`. Returns the routes and the warnings to show.
-pub fn apply(opts: &RunOptions, found: Inspection) -> Result<(Vec<Route>, Vec<String>)> {
+/// configs with `--sync-configs`.
+pub fn apply(opts: &RunOptions, found: Inspection) -> Result<Applied> {
     if let Some(why) = found.refusal {
         return Err(Error::usage(why));
     }
     realise(opts, &found.topics, &found.target)?;
-    Ok((found.routes(), found.warnings))
+    let later = (!found.configs_compared).then(|| LaterDrift(found.topics.clone()));
+    Ok(Applied {
+        routes: found.routes(),
+        warnings: found.warnings,
+        later,
+    })
+}
+
+/// What [`apply`] leaves to the run.
+pub struct Applied {
+    pub routes: Vec<Route>,
+    /// Warnings to show at start.
+    pub warnings: Vec<String>,
+    /// Config drift to report while the copy starts.
+    pub later: Option<LaterDrift>,
 }
 
 /// Creates the missing target topics of `topics` and, with `--sync-configs`, sets the

@@ -12,7 +12,8 @@ use std::collections::{BTreeSet, HashMap};
 use rdkafka::admin::{AdminOptions, NewPartitions};
 
 use super::admin;
-use super::check::{compare_configs, realise, TopicCheck};
+use super::check::{realise, TopicCheck};
+use super::drift::compare_configs;
 use super::{metadata, Route};
 use crate::options::{RunOptions, TopicSelection};
 
@@ -204,7 +205,7 @@ pub fn refresh(
         }
     }
     if !checks.is_empty() {
-        let warnings = compare_configs(opts, &mut checks).map_err(|e| e.to_string())?;
+        let warnings = compare_configs(opts, &mut checks, false).map_err(|e| e.to_string())?;
         out.warnings.extend(warnings);
         realise(opts, &checks, &target_meta).map_err(|e| e.to_string())?;
         for c in checks {

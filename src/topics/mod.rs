@@ -5,6 +5,7 @@
 //! * this module: routes, metadata, selection (`--topics`, `--exclude`, `--rename`);
 //! * `check`: what a run would do to the target ([`inspect`]) and doing it ([`apply`]);
 //! * `configs`: which configs travel and where a target differs (pure);
+//! * `drift`: reading both sides' configs and reporting what differs;
 //! * `discover`: looking again while a run copies (`--refresh-topics`);
 //! * `admin`: describe, create and incrementally alter topic configs.
 
@@ -12,9 +13,11 @@ mod admin;
 mod check;
 pub mod configs;
 mod discover;
+mod drift;
 
-pub use check::{apply, config_differences, inspect, Inspection, TopicCheck, TopicDrift};
+pub use check::{apply, inspect, Applied, Inspection, TopicCheck};
 pub use discover::refresh;
+pub use drift::{config_differences, TopicDrift};
 
 use std::collections::HashMap;
 use std::time::Duration;
