@@ -24,6 +24,7 @@ Register-ArgumentCompleter -Native -CommandName 'kreplicate' -ScriptBlock {
             [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Source cluster: a name from the config file, or host:port[,host:port]')
             [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Target cluster: a name from the config file, or host:port[,host:port]')
             [CompletionResult]::new('--topics', '--topics', [CompletionResultType]::ParameterName, 'Source topics: a comma list, or a regex when it starts with ''^'' (resolved at start; internal topics ''__*'' never match a regex)')
+            [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Source topics to leave out of --topics: a comma list, or a regex when it starts with ''^'', e.g. --topics ''^orders\..*'' --exclude ''^orders\.tmp\.''')
             [CompletionResult]::new('--rename', '--rename', [CompletionResultType]::ParameterName, 'Target topic name; {topic} stands for the source topic''s name [default: {topic}]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'YAML config file [default: $XDG_CONFIG_HOME/kreplicate/config.yaml]')
             [CompletionResult]::new('-X', '-X ', [CompletionResultType]::ParameterName, 'librdkafka property for the source clients (repeatable), e.g. -X fetch.max.bytes=1048576')
@@ -31,8 +32,12 @@ Register-ArgumentCompleter -Native -CommandName 'kreplicate' -ScriptBlock {
             [CompletionResult]::new('--to-property', '--to-property', [CompletionResultType]::ParameterName, 'librdkafka property for the target clients (repeatable), e.g. --to-property linger.ms=20')
             [CompletionResult]::new('--guarantee', '--guarantee', [CompletionResultType]::ParameterName, 'Delivery guarantee [default: at-least-once]')
             [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'Source consumer group holding the committed positions [default: kreplicate.<TO>]')
+            [CompletionResult]::new('--refresh-topics', '--refresh-topics', [CompletionResultType]::ParameterName, 'Without --until-caught-up: how often to look at the source''s topics again (e.g. 30s, 5m, or off). New topics matching --topics (less --exclude) are copied from their beginning (or --start), deleted ones stop being copied, and partitions added to a source topic are followed when the target has as many (--create-topics adds them) [default: 60s]. Refused with --until-caught-up, which copies the topics found at start')
             [CompletionResult]::new('--start', '--start', [CompletionResultType]::ParameterName, 'Where a group with no committed position starts [default: earliest]')
             [CompletionResult]::new('--on-gap', '--on-gap', [CompletionResultType]::ParameterName, 'What to do when a committed position lies outside the source log (retention, a recreated topic): fail, or skip to the earliest or latest record [default: fail]')
+            [CompletionResult]::new('--config-exclude', '--config-exclude', [CompletionResultType]::ParameterName, 'Config keys never copied to target topics, on top of the built-in list (min.insync.replicas, *.replication.throttled.replicas, ...); comma list or repeated, a trailing ''*'' matches a prefix, e.g. --config-exclude ''retention.*,segment.ms''')
+            [CompletionResult]::new('--max-bytes-per-sec', '--max-bytes-per-sec', [CompletionResultType]::ParameterName, 'Read at most this many key + value bytes per second from the source (e.g. 20MB, 512KiB); time spent waiting shows as "throttled" [default: no limit]')
+            [CompletionResult]::new('--max-records-per-sec', '--max-records-per-sec', [CompletionResultType]::ParameterName, 'Read at most this many records per second from the source [default: no limit]')
             [CompletionResult]::new('--replication-factor', '--replication-factor', [CompletionResultType]::ParameterName, 'Replication factor for topics made by --create-topics [default: the broker''s]')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'Longest wait for one record''s acknowledgement by the target before the run fails (e.g. 500ms, 30s, 2m) [default: 2m]')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Longest wait for a broker request at start (metadata, topic checks) [default: 30s]')
@@ -47,7 +52,8 @@ Register-ArgumentCompleter -Native -CommandName 'kreplicate' -ScriptBlock {
             [CompletionResult]::new('--metrics-file-interval', '--metrics-file-interval', [CompletionResultType]::ParameterName, 'How often --metrics-file is rewritten while the run copies [default: 15s]')
             [CompletionResult]::new('--until-caught-up', '--until-caught-up', [CompletionResultType]::ParameterName, 'Copy up to the end of every partition as seen at start, commit, and exit 0')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON summary object on stdout on every exit, errors included (human output stays on stderr)')
-            [CompletionResult]::new('--create-topics', '--create-topics', [CompletionResultType]::ParameterName, 'Create missing target topics with the source''s partition count')
+            [CompletionResult]::new('--create-topics', '--create-topics', [CompletionResultType]::ParameterName, 'Create missing target topics with the source''s partition count and the configs set on the source topic (cleanup.policy, retention.*, segment.*, ...), less the excluded ones (see --config-exclude)')
+            [CompletionResult]::new('--sync-configs', '--sync-configs', [CompletionResultType]::ParameterName, 'Set the source''s values of copied configs on existing target topics that differ (IncrementalAlterConfigs; excluded keys and keys set only on the target are left alone). Without it, differences are reported as warnings at start')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No progress display and no summary line on stderr (errors are still printed)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No progress display and no summary line on stderr (errors are still printed)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Diagnostics on stderr, including librdkafka''s log: -v info, -vv debug, -vvv trace (RUST_LOG=<level> works too)')
@@ -58,6 +64,7 @@ Register-ArgumentCompleter -Native -CommandName 'kreplicate' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Replicate sample records between two in-process mock clusters, with a broker fault injected mid-run, and check that every record arrived (no Kafka needed)')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Compare source and target partition by partition: counts, offset ranges and a digest of key, value, headers and timestamp in order; exit 0 when the target is an exact copy')
+            [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'Show what a copy run with the same flags would do, writing nothing: each source topic, its target and partitions, configs to create or that differ, the group''s positions, records to copy and the warnings; exit 0 when the run would start, 2 when it would refuse (prefix any copy command line with `plan`)')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write the man page and shell completions (man/, completions/) under DIR')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -74,16 +81,61 @@ Register-ArgumentCompleter -Native -CommandName 'kreplicate' -ScriptBlock {
             [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Source cluster: a name from the config file, or host:port[,host:port]')
             [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Target cluster: a name from the config file, or host:port[,host:port]')
             [CompletionResult]::new('--topics', '--topics', [CompletionResultType]::ParameterName, 'Source topics: a comma list, or a regex when it starts with ''^'' (resolved at start; internal topics ''__*'' never match a regex)')
+            [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Source topics to leave out of --topics: a comma list, or a regex when it starts with ''^'', e.g. --topics ''^orders\..*'' --exclude ''^orders\.tmp\.''')
             [CompletionResult]::new('--rename', '--rename', [CompletionResultType]::ParameterName, 'Target topic name; {topic} stands for the source topic''s name [default: {topic}]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'YAML config file [default: $XDG_CONFIG_HOME/kreplicate/config.yaml]')
             [CompletionResult]::new('-X', '-X ', [CompletionResultType]::ParameterName, 'librdkafka property for the source clients (repeatable), e.g. -X fetch.max.bytes=1048576')
             [CompletionResult]::new('--from-property', '--from-property', [CompletionResultType]::ParameterName, 'librdkafka property for the source clients (repeatable), e.g. -X fetch.max.bytes=1048576')
             [CompletionResult]::new('--to-property', '--to-property', [CompletionResultType]::ParameterName, 'librdkafka property for the target clients (repeatable), e.g. --to-property linger.ms=20')
+            [CompletionResult]::new('--config-exclude', '--config-exclude', [CompletionResultType]::ParameterName, 'Config keys not compared, on top of the built-in exclusions (as for a copy run)')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Longest wait for a broker: metadata at start, and the next record or end of a partition while reading (e.g. 500ms, 30s, 2m) [default: defaults.timeout in the config file, else 30s]')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object on stdout instead of the table')
             [CompletionResult]::new('--accept-duplicates', '--accept-duplicates', [CompletionResultType]::ParameterName, 'Report duplicates (as left by at-least-once reruns) but still exit 0 when every source record is in the target and, keeping each record''s last copy, in source order')
+            [CompletionResult]::new('--configs', '--configs', [CompletionResultType]::ParameterName, 'Also fail (exit 1) when a copied topic config differs between source and target (differences are always reported)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'kreplicate;plan' {
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Source cluster: a name from the config file, or host:port[,host:port]')
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Target cluster: a name from the config file, or host:port[,host:port]')
+            [CompletionResult]::new('--topics', '--topics', [CompletionResultType]::ParameterName, 'Source topics: a comma list, or a regex when it starts with ''^'' (resolved at start; internal topics ''__*'' never match a regex)')
+            [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Source topics to leave out of --topics: a comma list, or a regex when it starts with ''^'', e.g. --topics ''^orders\..*'' --exclude ''^orders\.tmp\.''')
+            [CompletionResult]::new('--rename', '--rename', [CompletionResultType]::ParameterName, 'Target topic name; {topic} stands for the source topic''s name [default: {topic}]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'YAML config file [default: $XDG_CONFIG_HOME/kreplicate/config.yaml]')
+            [CompletionResult]::new('-X', '-X ', [CompletionResultType]::ParameterName, 'librdkafka property for the source clients (repeatable), e.g. -X fetch.max.bytes=1048576')
+            [CompletionResult]::new('--from-property', '--from-property', [CompletionResultType]::ParameterName, 'librdkafka property for the source clients (repeatable), e.g. -X fetch.max.bytes=1048576')
+            [CompletionResult]::new('--to-property', '--to-property', [CompletionResultType]::ParameterName, 'librdkafka property for the target clients (repeatable), e.g. --to-property linger.ms=20')
+            [CompletionResult]::new('--guarantee', '--guarantee', [CompletionResultType]::ParameterName, 'Delivery guarantee [default: at-least-once]')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'Source consumer group holding the committed positions [default: kreplicate.<TO>]')
+            [CompletionResult]::new('--refresh-topics', '--refresh-topics', [CompletionResultType]::ParameterName, 'Without --until-caught-up: how often to look at the source''s topics again (e.g. 30s, 5m, or off). New topics matching --topics (less --exclude) are copied from their beginning (or --start), deleted ones stop being copied, and partitions added to a source topic are followed when the target has as many (--create-topics adds them) [default: 60s]. Refused with --until-caught-up, which copies the topics found at start')
+            [CompletionResult]::new('--start', '--start', [CompletionResultType]::ParameterName, 'Where a group with no committed position starts [default: earliest]')
+            [CompletionResult]::new('--on-gap', '--on-gap', [CompletionResultType]::ParameterName, 'What to do when a committed position lies outside the source log (retention, a recreated topic): fail, or skip to the earliest or latest record [default: fail]')
+            [CompletionResult]::new('--config-exclude', '--config-exclude', [CompletionResultType]::ParameterName, 'Config keys never copied to target topics, on top of the built-in list (min.insync.replicas, *.replication.throttled.replicas, ...); comma list or repeated, a trailing ''*'' matches a prefix, e.g. --config-exclude ''retention.*,segment.ms''')
+            [CompletionResult]::new('--max-bytes-per-sec', '--max-bytes-per-sec', [CompletionResultType]::ParameterName, 'Read at most this many key + value bytes per second from the source (e.g. 20MB, 512KiB); time spent waiting shows as "throttled" [default: no limit]')
+            [CompletionResult]::new('--max-records-per-sec', '--max-records-per-sec', [CompletionResultType]::ParameterName, 'Read at most this many records per second from the source [default: no limit]')
+            [CompletionResult]::new('--replication-factor', '--replication-factor', [CompletionResultType]::ParameterName, 'Replication factor for topics made by --create-topics [default: the broker''s]')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'Longest wait for one record''s acknowledgement by the target before the run fails (e.g. 500ms, 30s, 2m) [default: 2m]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Longest wait for a broker request at start (metadata, topic checks) [default: 30s]')
+            [CompletionResult]::new('--commit-interval', '--commit-interval', [CompletionResultType]::ParameterName, 'How often verified positions are committed to the source group [default: 5s]')
+            [CompletionResult]::new('--join-timeout', '--join-timeout', [CompletionResultType]::ParameterName, 'Longest wait for the consumer group to assign partitions (at start and after a rebalance) before the run fails with exit 1; --shard needs no group join [default: 2m]')
+            [CompletionResult]::new('--shard', '--shard', [CompletionResultType]::ParameterName, 'Own static shard I of N of the source partitions instead of sharing them through the consumer group: no group join to wait for and no rebalances; positions are still read from and committed to --group. Run each shard exactly once. exactly-once always owns a shard (default 1/1), and each shard has its own transactional identity')
+            [CompletionResult]::new('--txn-max-records', '--txn-max-records', [CompletionResultType]::ParameterName, 'exactly-once: commit a transaction after this many records [default: 200000]')
+            [CompletionResult]::new('--txn-max-bytes', '--txn-max-bytes', [CompletionResultType]::ParameterName, 'exactly-once: commit a transaction after this many key + value bytes (e.g. 32MiB) [default: 128MiB]')
+            [CompletionResult]::new('--txn-max-time', '--txn-max-time', [CompletionResultType]::ParameterName, 'exactly-once: commit a transaction after this long [default: 2s]')
+            [CompletionResult]::new('--metrics-addr', '--metrics-addr', [CompletionResultType]::ParameterName, 'Serve Prometheus metrics at http://HOST:PORT/metrics and a health check at /healthz (503 once the copy stalled for longer than --delivery-timeout)')
+            [CompletionResult]::new('--metrics-file', '--metrics-file', [CompletionResultType]::ParameterName, 'Write the same metrics to PATH (atomically: a temporary file renamed over it) while running and at exit, for node_exporter''s textfile collector')
+            [CompletionResult]::new('--metrics-file-interval', '--metrics-file-interval', [CompletionResultType]::ParameterName, 'How often --metrics-file is rewritten while the run copies [default: 15s]')
+            [CompletionResult]::new('--until-caught-up', '--until-caught-up', [CompletionResultType]::ParameterName, 'Copy up to the end of every partition as seen at start, commit, and exit 0')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON summary object on stdout on every exit, errors included (human output stays on stderr)')
+            [CompletionResult]::new('--create-topics', '--create-topics', [CompletionResultType]::ParameterName, 'Create missing target topics with the source''s partition count and the configs set on the source topic (cleanup.policy, retention.*, segment.*, ...), less the excluded ones (see --config-exclude)')
+            [CompletionResult]::new('--sync-configs', '--sync-configs', [CompletionResultType]::ParameterName, 'Set the source''s values of copied configs on existing target topics that differ (IncrementalAlterConfigs; excluded keys and keys set only on the target are left alone). Without it, differences are reported as warnings at start')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No progress display and no summary line on stderr (errors are still printed)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No progress display and no summary line on stderr (errors are still printed)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Diagnostics on stderr, including librdkafka''s log: -v info, -vv debug, -vvv trace (RUST_LOG=<level> works too)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Diagnostics on stderr, including librdkafka''s log: -v info, -vv debug, -vvv trace (RUST_LOG=<level> works too)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'kreplicate;generate' {
@@ -94,6 +146,7 @@ Register-ArgumentCompleter -Native -CommandName 'kreplicate' -ScriptBlock {
         'kreplicate;help' {
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Replicate sample records between two in-process mock clusters, with a broker fault injected mid-run, and check that every record arrived (no Kafka needed)')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Compare source and target partition by partition: counts, offset ranges and a digest of key, value, headers and timestamp in order; exit 0 when the target is an exact copy')
+            [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'Show what a copy run with the same flags would do, writing nothing: each source topic, its target and partitions, configs to create or that differ, the group''s positions, records to copy and the warnings; exit 0 when the run would start, 2 when it would refuse (prefix any copy command line with `plan`)')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write the man page and shell completions (man/, completions/) under DIR')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -102,6 +155,9 @@ Register-ArgumentCompleter -Native -CommandName 'kreplicate' -ScriptBlock {
             break
         }
         'kreplicate;help;verify' {
+            break
+        }
+        'kreplicate;help;plan' {
             break
         }
         'kreplicate;help;generate' {

@@ -25,6 +25,9 @@ _kreplicate() {
             kreplicate,help)
                 cmd="kreplicate__subcmd__help"
                 ;;
+            kreplicate,plan)
+                cmd="kreplicate__subcmd__plan"
+                ;;
             kreplicate,verify)
                 cmd="kreplicate__subcmd__verify"
                 ;;
@@ -37,6 +40,9 @@ _kreplicate() {
             kreplicate__subcmd__help,help)
                 cmd="kreplicate__subcmd__help__subcmd__help"
                 ;;
+            kreplicate__subcmd__help,plan)
+                cmd="kreplicate__subcmd__help__subcmd__plan"
+                ;;
             kreplicate__subcmd__help,verify)
                 cmd="kreplicate__subcmd__help__subcmd__verify"
                 ;;
@@ -47,7 +53,7 @@ _kreplicate() {
 
     case "${cmd}" in
         kreplicate)
-            opts="-X -q -v -h -V --from --to --topics --rename --config --from-property --to-property --guarantee --group --until-caught-up --json --start --on-gap --create-topics --replication-factor --delivery-timeout --timeout --commit-interval --join-timeout --shard --txn-max-records --txn-max-bytes --txn-max-time --metrics-addr --metrics-file --metrics-file-interval --quiet --verbose --help --version demo verify generate help"
+            opts="-X -q -v -h -V --from --to --topics --exclude --rename --config --from-property --to-property --guarantee --group --until-caught-up --refresh-topics --json --start --on-gap --create-topics --config-exclude --sync-configs --max-bytes-per-sec --max-records-per-sec --replication-factor --delivery-timeout --timeout --commit-interval --join-timeout --shard --txn-max-records --txn-max-bytes --txn-max-time --metrics-addr --metrics-file --metrics-file-interval --quiet --verbose --help --version demo verify plan generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -62,6 +68,10 @@ _kreplicate() {
                     return 0
                     ;;
                 --topics)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --exclude)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -93,12 +103,28 @@ _kreplicate() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --refresh-topics)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --start)
                     COMPREPLY=($(compgen -W "earliest latest" -- "${cur}"))
                     return 0
                     ;;
                 --on-gap)
                     COMPREPLY=($(compgen -W "fail earliest latest" -- "${cur}"))
+                    return 0
+                    ;;
+                --config-exclude)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-bytes-per-sec)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-records-per-sec)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --replication-factor)
@@ -193,7 +219,7 @@ _kreplicate() {
             return 0
             ;;
         kreplicate__subcmd__help)
-            opts="demo verify generate help"
+            opts="demo verify plan generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -248,6 +274,20 @@ _kreplicate() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kreplicate__subcmd__help__subcmd__plan)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kreplicate__subcmd__help__subcmd__verify)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -262,8 +302,8 @@ _kreplicate() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kreplicate__subcmd__verify)
-            opts="-X -h --from --to --topics --rename --config --from-property --to-property --json --accept-duplicates --timeout --help"
+        kreplicate__subcmd__plan)
+            opts="-X -q -v -h --from --to --topics --exclude --rename --config --from-property --to-property --guarantee --group --until-caught-up --refresh-topics --json --start --on-gap --create-topics --config-exclude --sync-configs --max-bytes-per-sec --max-records-per-sec --replication-factor --delivery-timeout --timeout --commit-interval --join-timeout --shard --txn-max-records --txn-max-bytes --txn-max-time --metrics-addr --metrics-file --metrics-file-interval --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -278,6 +318,10 @@ _kreplicate() {
                     return 0
                     ;;
                 --topics)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --exclude)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -298,6 +342,140 @@ _kreplicate() {
                     return 0
                     ;;
                 --to-property)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --guarantee)
+                    COMPREPLY=($(compgen -W "none at-least-once exactly-once" -- "${cur}"))
+                    return 0
+                    ;;
+                --group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --refresh-topics)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --start)
+                    COMPREPLY=($(compgen -W "earliest latest" -- "${cur}"))
+                    return 0
+                    ;;
+                --on-gap)
+                    COMPREPLY=($(compgen -W "fail earliest latest" -- "${cur}"))
+                    return 0
+                    ;;
+                --config-exclude)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-bytes-per-sec)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-records-per-sec)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --replication-factor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --delivery-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --commit-interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --join-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --shard)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --txn-max-records)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --txn-max-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --txn-max-time)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --metrics-addr)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --metrics-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --metrics-file-interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kreplicate__subcmd__verify)
+            opts="-X -h --from --to --topics --exclude --rename --config --from-property --to-property --json --accept-duplicates --configs --config-exclude --timeout --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topics)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --exclude)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rename)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from-property)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -X)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to-property)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config-exclude)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -66,7 +66,12 @@ pub enum Command {
     Demo(DemoArgs),
     /// Compare source and target partition by partition: counts, offset ranges and a digest
     /// of key, value, headers and timestamp in order; exit 0 when the target is an exact copy
-    Verify(VerifyArgs),
+    Verify(Box<VerifyArgs>),
+    /// Show what a copy run with the same flags would do, writing nothing: each source topic,
+    /// its target and partitions, configs to create or that differ, the group's positions,
+    /// records to copy and the warnings; exit 0 when the run would start, 2 when it would
+    /// refuse (prefix any copy command line with `plan`)
+    Plan(Box<CopyArgs>),
     /// Write the man page and shell completions (man/, completions/) under DIR
     #[command(hide = true)]
     Generate {
@@ -108,6 +113,14 @@ pub struct CopyArgs {
     #[arg(long)]
     pub until_caught_up: bool,
 
+    /// Without --until-caught-up: how often to look at the source's topics again (e.g. 30s,
+    /// 5m, or off). New topics matching --topics (less --exclude) are copied from their
+    /// beginning (or --start), deleted ones stop being copied, and partitions added to a source
+    /// topic are followed when the target has as many (--create-topics adds them) [default:
+    /// 60s]. Refused with --until-caught-up, which copies the topics found at start
+    #[arg(long, value_name = "DURATION")]
+    pub refresh_topics: Option<String>,
+
     /// Print one JSON summary object on stdout on every exit, errors included (human output
     /// stays on stderr)
     #[arg(long)]
@@ -122,9 +135,32 @@ pub struct CopyArgs {
     #[arg(long, value_enum)]
     pub on_gap: Option<GapPolicy>,
 
-    /// Create missing target topics with the source's partition count
+    /// Create missing target topics with the source's partition count and the configs set
+    /// on the source topic (cleanup.policy, retention.*, segment.*, ...), less the excluded
+    /// ones (see --config-exclude)
     #[arg(long)]
     pub create_topics: bool,
+
+    /// Config keys never copied to target topics, on top of the built-in list
+    /// (min.insync.replicas, *.replication.throttled.replicas, ...); comma list or repeated, a
+    /// trailing '*' matches a prefix, e.g. --config-exclude 'retention.*,segment.ms'
+    #[arg(long, value_name = "KEYS", value_delimiter = ',')]
+    pub config_exclude: Vec<String>,
+
+    /// Set the source's values of copied configs on existing target topics that differ
+    /// (IncrementalAlterConfigs; excluded keys and keys set only on the target are left
+    /// alone). Without it, differences are reported as warnings at start
+    #[arg(long)]
+    pub sync_configs: bool,
+
+    /// Read at most this many key + value bytes per second from the source (e.g. 20MB,
+    /// 512KiB); time spent waiting shows as "throttled" [default: no limit]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
+    pub max_bytes_per_sec: Option<String>,
+
+    /// Read at most this many records per second from the source [default: no limit]
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub max_records_per_sec: Option<String>,
 
     /// Replication factor for topics made by --create-topics [default: the broker's]
     #[arg(long, value_name = "N")]
@@ -198,6 +234,11 @@ pub struct EndpointArgs {
     #[arg(long, value_name = "LIST|^REGEX")]
     pub topics: Option<String>,
 
+    /// Source topics to leave out of --topics: a comma list, or a regex when it starts with
+    /// '^', e.g. --topics '^orders\..*' --exclude '^orders\.tmp\.'
+    #[arg(long, value_name = "LIST|^REGEX")]
+    pub exclude: Option<String>,
+
     /// Target topic name; {topic} stands for the source topic's name [default: {topic}]
     #[arg(long, value_name = "TEMPLATE")]
     pub rename: Option<String>,
@@ -229,6 +270,15 @@ pub struct VerifyArgs {
     /// record is in the target and, keeping each record's last copy, in source order
     #[arg(long)]
     pub accept_duplicates: bool,
+
+    /// Also fail (exit 1) when a copied topic config differs between source and target
+    /// (differences are always reported)
+    #[arg(long)]
+    pub configs: bool,
+
+    /// Config keys not compared, on top of the built-in exclusions (as for a copy run)
+    #[arg(long, value_name = "KEYS", value_delimiter = ',')]
+    pub config_exclude: Vec<String>,
 
     /// Longest wait for a broker: metadata at start, and the next record or end of a
     /// partition while reading (e.g. 500ms, 30s, 2m) [default: defaults.timeout in the config

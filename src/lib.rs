@@ -2,7 +2,7 @@
 //!
 //! The binary is a thin wrapper over [`run_cli`]. Layers, each importing only layers below it:
 //! 1. `lib` parses, dispatches, prints and maps the outcome to an [`error::Exit`]; nothing
-//!    imports `lib`, `demo` or `verify`.
+//!    imports `lib`, `demo`, `plan` or `verify`.
 //! 2. `engine` picks one of two engines, `acked` (none, at-least-once) or `transactional`
 //!    (exactly-once), which never import each other; `verify` compares the two sides and
 //!    never imports an engine.
@@ -14,7 +14,7 @@
 //!    run's vocabulary from `options`; `config` turns `cli` flags and the YAML into `options`;
 //!    `cli` imports only `options`.
 //! 5. Leaves import nothing of the crate but other leaves: `error`, `offsets`, `origin`,
-//!    `shard`, `mock`.
+//!    `shard`, `throttle`, `mock`.
 
 mod cli;
 mod config;
@@ -28,11 +28,13 @@ pub mod mock;
 mod offsets;
 mod options;
 mod origin;
+mod plan;
 mod progress;
 mod report;
 pub mod shard;
 mod source;
 mod target;
+mod throttle;
 mod topics;
 mod verify;
 
@@ -68,7 +70,9 @@ where
             let exit = clap_error(&e);
             // A copy run's script that asked for JSON gets its line even when the flags are
             // wrong (verify and demo print other objects).
-            let subcommand = args.get(1).is_some_and(|a| a == "verify" || a == "demo");
+            let subcommand = args
+                .get(1)
+                .is_some_and(|a| a == "verify" || a == "demo" || a == "plan");
             if exit == Exit::Usage && !subcommand && args.iter().any(|a| a == "--json") {
                 let err = Error::usage(clap_line(&e.to_string()));
                 print_json(&Summary::of_error(&Identity::default(), started, &err));
@@ -80,6 +84,7 @@ where
         Some(Command::Demo(args)) => run_demo(args),
         // verify's 1 means "the target differs": any error of its own is 2.
         Some(Command::Verify(args)) => verify::run(args).map_err(Error::usage),
+        Some(Command::Plan(args)) => plan::run(args),
         Some(Command::Generate { dir }) => manual::generate(dir)
             .map(|()| Exit::Done)
             .map_err(|e| Error::usage(format!("cannot write into {}: {e}", dir.display()))),
@@ -172,6 +177,9 @@ fn copy(args: &cli::CopyArgs, started: Instant, who: &mut Identity) -> Result<Ex
             let live = progress::start(progress.clone(), quiet, every);
             let prepared = Replicator::prepare(&opts, progress.clone());
             progress.set_waiting(None);
+            for w in prepared.iter().flat_map(|r| &r.warnings) {
+                progress::say(&format!("kreplicate: warning: {w}"));
+            }
             let summary = prepared.map(|replicator| {
                 copying.store(true, Ordering::SeqCst);
                 replicator.run(&stop)

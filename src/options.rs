@@ -72,7 +72,13 @@ pub enum TopicSelection {
 }
 
 impl TopicSelection {
+    /// `--topics`.
     pub fn parse(spec: &str) -> Result<Self> {
+        Self::parse_flag(spec, "--topics")
+    }
+
+    /// A `LIST|^REGEX` value of `flag` (`--topics`, `--exclude`).
+    pub fn parse_flag(spec: &str, flag: &str) -> Result<Self> {
         let spec = spec.trim();
         if spec.starts_with('^') {
             let re = Regex::new(spec).map_err(|e| {
@@ -80,7 +86,7 @@ impl TopicSelection {
                 let text = e.to_string();
                 let why = text.lines().last().unwrap_or_default();
                 let why = why.strip_prefix("error: ").unwrap_or(why);
-                Error::usage(format!("--topics: bad regex '{spec}': {why}"))
+                Error::usage(format!("{flag}: bad regex '{spec}': {why}"))
             })?;
             return Ok(TopicSelection::Regex(re));
         }
@@ -91,11 +97,18 @@ impl TopicSelection {
             .map(String::from)
             .collect();
         if list.is_empty() {
-            return Err(Error::usage(
-                "--topics is empty: give a comma list of topics or a regex starting with '^'",
-            ));
+            return Err(Error::usage(format!(
+                "{flag} is empty: give a comma list of topics or a regex starting with '^'"
+            )));
         }
         Ok(TopicSelection::List(list))
+    }
+
+    pub fn matches(&self, topic: &str) -> bool {
+        match self {
+            TopicSelection::List(l) => l.iter().any(|t| t == topic),
+            TopicSelection::Regex(re) => re.is_match(topic),
+        }
     }
 }
 
@@ -105,10 +118,15 @@ pub struct RunOptions {
     pub from: ClusterSpec,
     pub to: ClusterSpec,
     pub topics: TopicSelection,
+    /// `--exclude`: source topics left out of `topics`.
+    pub exclude: Option<TopicSelection>,
     pub guarantee: Guarantee,
     pub rename: String,
     pub group: String,
     pub until_caught_up: bool,
+    /// How often a continuous run looks at the source's topics again (`--refresh-topics`);
+    /// `None` with `--until-caught-up` or `--refresh-topics off`.
+    pub refresh_topics: Option<Duration>,
     pub start: StartPosition,
     pub on_gap: GapPolicy,
     /// Bound on one record's delivery (librdkafka `message.timeout.ms`) and on flushes.
@@ -120,6 +138,14 @@ pub struct RunOptions {
     pub join_timeout: Duration,
     pub create_topics: bool,
     pub replication_factor: Option<i32>,
+    /// `--config-exclude`: config keys (a trailing `*` is a prefix) that never travel, on top
+    /// of the built-in list.
+    pub config_exclude: Vec<String>,
+    /// `--sync-configs`: set the source's values of copied configs on existing target topics.
+    pub sync_configs: bool,
+    /// `--max-bytes-per-sec` and `--max-records-per-sec`: the read side's rate limits.
+    pub max_bytes_per_sec: Option<u64>,
+    pub max_records_per_sec: Option<u64>,
     /// The static shard this process owns (`--shard`). Without one, `none` and
     /// `at-least-once` share the source partitions through the consumer group, and
     /// exactly-once owns shard 1/1.

@@ -45,11 +45,24 @@ pub struct Live {
 }
 
 /// Unless `quiet`: the display when stderr is a terminal, else one line every `every`.
+/// Warnings (e.g. a deleted source topic) are printed in every mode, `quiet` included.
 pub fn start(progress: Arc<Counters>, quiet: bool, every: Duration) -> Option<Live> {
-    if quiet {
-        return None;
-    }
     let stop = Arc::new(AtomicBool::new(false));
+    if quiet {
+        let stop2 = stop.clone();
+        let ticker = std::thread::spawn(move || {
+            while !stop2.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(100));
+                notices(&progress);
+            }
+            notices(&progress);
+        });
+        return Some(Live {
+            bar: None,
+            stop,
+            ticker: Some(ticker),
+        });
+    }
     if !std::io::stderr().is_terminal() {
         let stop2 = stop.clone();
         let ticker = std::thread::spawn(move || lines(&progress, &stop2, every));
@@ -112,8 +125,14 @@ fn message(p: &Counters, rate: f64) -> String {
     } else {
         String::new()
     };
+    let throttled = p.throttled_seconds();
+    let throttled = if throttled > 0.0 {
+        format!("  throttled {throttled:.1} s")
+    } else {
+        String::new()
+    };
     format!(
-        "{} records  {:.1} MB  {}/s{lag}  committed {}/{} partitions",
+        "{} records  {:.1} MB  {}/s{lag}  committed {}/{} partitions{throttled}",
         count(p.records.load(Ordering::Relaxed)),
         p.bytes.load(Ordering::Relaxed) as f64 / 1e6,
         count(rate as u64),
@@ -122,14 +141,23 @@ fn message(p: &Counters, rate: f64) -> String {
     )
 }
 
+/// Prints the warnings the run raised since the last call.
+fn notices(p: &Counters) {
+    for line in p.take_notices() {
+        say(&format!("kreplicate: warning: {line}"));
+    }
+}
+
 fn tick(bar: &ProgressBar, p: &Counters, stop: &AtomicBool) {
     let mut rate = Rate::default();
     while !stop.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_millis(250));
+        notices(p);
         let per_sec = rate.sample(p.records.load(Ordering::Relaxed));
         bar.set_message(message(p, per_sec));
         bar.tick();
     }
+    notices(p);
 }
 
 /// Not on a terminal: one time-stamped line per interval, so journald shows progress.
@@ -139,12 +167,14 @@ fn lines(p: &Counters, stop: &AtomicBool, every: Duration) {
     let mut next = Instant::now() + every;
     while !stop.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_millis(100));
+        notices(p);
         if Instant::now() >= next {
             let per_sec = rate.sample(p.records.load(Ordering::Relaxed));
             emit(&format!("kreplicate: {}", message(p, per_sec)), true);
             next = Instant::now() + every;
         }
     }
+    notices(p);
 }
 
 impl Live {

@@ -1,6 +1,7 @@
 //! The producing side, shared by both engines: the target record for a source record, one
 //! send path with backpressure, serving delivery reports, and flushing.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rdkafka::error::{KafkaError, KafkaResult, RDKafkaErrorCode};
@@ -33,6 +34,39 @@ pub(crate) fn await_reports<C: ProducerContext>(producer: &BaseProducer<C>) {
             return;
         }
     }
+}
+
+/// Shorter waits of a rate limit are left to add up in its bucket: a sleep costs more than
+/// that, and the bucket's debt keeps the rate exact.
+const MIN_WAIT: Duration = Duration::from_millis(1);
+
+/// The read side waits `wait` for a rate limit, serving delivery reports meanwhile (so
+/// acknowledgements and commits do not fall behind); returns early once `stop` is set.
+/// Returns how long it waited (zero for a wait too short to sleep).
+pub(crate) fn throttle_wait<C: ProducerContext>(
+    producer: &BaseProducer<C>,
+    wait: Duration,
+    stop: &AtomicBool,
+) -> Duration {
+    if wait < MIN_WAIT {
+        return Duration::ZERO;
+    }
+    let start = Instant::now();
+    let end = start + wait;
+    while !stop.load(Ordering::Relaxed) {
+        let now = Instant::now();
+        if now >= end {
+            break;
+        }
+        std::thread::sleep((end - now).min(Duration::from_millis(10)));
+        producer.poll(Duration::ZERO);
+    }
+    start.elapsed()
+}
+
+/// Key + value bytes of a record: what `--max-bytes-per-sec` and the summary count.
+pub(crate) fn record_bytes(msg: &BorrowedMessage<'_>) -> u64 {
+    (msg.payload_len() + msg.key().map_or(0, <[u8]>::len)) as u64
 }
 
 /// Why a record was not handed to the producer.

@@ -428,3 +428,58 @@ fn issue_10_json_on_every_exit_names_the_error_kind() {
     );
     assert_eq!(json["guarantee"], "at-least-once");
 }
+
+/// Issue 12's flags: a bad `--exclude`, a rate limit of zero or below, `--refresh-topics`
+/// with `--until-caught-up`: one line, exit 2, nothing written or committed; `plan` refuses
+/// the same way.
+#[test]
+fn issue_12_bad_exclude_rate_and_refresh_flags_are_one_line_and_exit_2() {
+    let a = Tansu::start("bad12-a");
+    let b = Tansu::start("bad12-b");
+    let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    common::create_topic(ab, "t", 2);
+    common::create_topic(bb, "t", 2);
+    common::produce(ab, "t", &kr::records(20, 2, "t"));
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["--exclude", "^("], "--exclude: bad regex '^('"),
+        (vec!["--exclude", "t"], "--exclude leaves out every topic"),
+        (vec!["--max-bytes-per-sec", "0"], "greater than zero"),
+        (
+            vec!["--max-bytes-per-sec", "-5MB"],
+            "--max-bytes-per-sec '-5MB'",
+        ),
+        (vec!["--max-bytes-per-sec", "5 parsecs"], "unknown unit"),
+        (vec!["--max-records-per-sec", "0"], "greater than zero"),
+        (
+            vec!["--max-records-per-sec", "-1"],
+            "--max-records-per-sec '-1'",
+        ),
+        (
+            vec!["--refresh-topics", "5s", "--until-caught-up"],
+            "--refresh-topics '5s' does nothing with --until-caught-up",
+        ),
+        (
+            vec!["--refresh-topics", "0"],
+            "--refresh-topics must be greater than zero",
+        ),
+        (
+            vec!["--config-exclude", ""],
+            "--config-exclude has an empty key",
+        ),
+    ];
+    for (extra, expect) in &cases {
+        for plan in [false, true] {
+            let mut args = Vec::new();
+            if plan {
+                args.push("plan");
+            }
+            args.extend([
+                "--from", ab, "--to", bb, "--topics", "t", "--group", "g-bad12",
+            ]);
+            args.extend(extra.iter().copied());
+            assert_usage_error(&args, expect);
+        }
+    }
+    assert!(common::read_all(bb, "t").is_empty(), "records were written");
+    assert_eq!(common::committed(ab, "g-bad12", "t", 2), vec![-1, -1]);
+}

@@ -44,6 +44,7 @@ pub struct Defaults {
     pub from: Option<String>,
     pub to: Option<String>,
     pub topics: Option<String>,
+    pub exclude: Option<String>,
     pub guarantee: Option<Guarantee>,
     pub rename: Option<String>,
     pub group: Option<String>,
@@ -53,8 +54,13 @@ pub struct Defaults {
     pub timeout: Option<String>,
     pub commit_interval: Option<String>,
     pub join_timeout: Option<String>,
+    pub refresh_topics: Option<String>,
     pub create_topics: Option<bool>,
     pub replication_factor: Option<i32>,
+    pub config_exclude: Option<Vec<String>>,
+    pub sync_configs: Option<bool>,
+    pub max_bytes_per_sec: Option<String>,
+    pub max_records_per_sec: Option<u64>,
     pub shard: Option<String>,
     pub txn_max_records: Option<u64>,
     pub txn_max_bytes: Option<String>,
@@ -136,6 +142,7 @@ pub struct Endpoints {
     pub from: ClusterSpec,
     pub to: ClusterSpec,
     pub topics: TopicSelection,
+    pub exclude: Option<TopicSelection>,
     pub rename: String,
 }
 
@@ -169,6 +176,10 @@ pub fn endpoints(args: &EndpointArgs, file: &FileConfig) -> Result<Endpoints> {
     to.properties
         .extend(parse_properties(&args.to_property, "--to-property")?);
     let topics = TopicSelection::parse(&topics)?;
+    let exclude = match args.exclude.as_ref().or(d.exclude.as_ref()) {
+        Some(spec) => Some(TopicSelection::parse_flag(spec, "--exclude")?),
+        None => None,
+    };
     let rename = args
         .rename
         .clone()
@@ -193,6 +204,7 @@ pub fn endpoints(args: &EndpointArgs, file: &FileConfig) -> Result<Endpoints> {
         from,
         to,
         topics,
+        exclude,
         rename,
     })
 }
@@ -204,6 +216,7 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
         from,
         to,
         topics,
+        exclude,
         rename,
     } = endpoints(&args.ends, file)?;
     let guarantee = args.guarantee.or(d.guarantee).unwrap_or_default();
@@ -313,14 +326,28 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
         }
     }
 
+    let (max_bytes_per_sec, max_records_per_sec) = rate_limits(args, d)?;
+    let config_exclude = if args.config_exclude.is_empty() {
+        d.config_exclude.clone().unwrap_or_default()
+    } else {
+        args.config_exclude.clone()
+    };
+    if let Some(bad) = config_exclude.iter().find(|k| k.trim().is_empty()) {
+        return Err(Error::usage(format!(
+            "--config-exclude has an empty key ('{bad}'): give a comma list of config keys"
+        )));
+    }
+
     Ok(RunOptions {
         from,
         to,
         topics,
+        exclude,
         guarantee,
         rename,
         group,
         until_caught_up: args.until_caught_up,
+        refresh_topics: refresh_topics(args, d)?,
         start: args.start.or(d.start).unwrap_or_default(),
         on_gap: args.on_gap.or(d.on_gap).unwrap_or_default(),
         delivery_timeout,
@@ -329,12 +356,72 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
         join_timeout,
         create_topics: args.create_topics || d.create_topics.unwrap_or(false),
         replication_factor,
+        config_exclude,
+        sync_configs: args.sync_configs || d.sync_configs.unwrap_or(false),
+        max_bytes_per_sec,
+        max_records_per_sec,
         shard,
         txn_max_records,
         txn_max_bytes,
         txn_max_time,
         metrics,
     })
+}
+
+/// `--refresh-topics`: a duration or `off`, 60s by default; only for continuous runs. The
+/// flag with `--until-caught-up` is refused (it would do nothing); the config file's default
+/// is simply not used by such runs, so one file serves cron and continuous runs alike.
+fn refresh_topics(args: &CopyArgs, d: &Defaults) -> Result<Option<Duration>> {
+    if args.until_caught_up {
+        if let Some(s) = &args.refresh_topics {
+            return Err(Error::usage(format!(
+                "--refresh-topics '{s}' does nothing with --until-caught-up, which copies the topics found at start: leave one of them out"
+            )));
+        }
+        return Ok(None);
+    }
+    let Some(s) = args.refresh_topics.as_ref().or(d.refresh_topics.as_ref()) else {
+        return Ok(Some(Duration::from_secs(60)));
+    };
+    if s.trim() == "off" {
+        return Ok(None);
+    }
+    let every =
+        parse_duration(s).map_err(|e| Error::usage(format!("--refresh-topics '{s}': {e}")))?;
+    if every.is_zero() {
+        return Err(Error::usage(
+            "--refresh-topics must be greater than zero (or 'off')",
+        ));
+    }
+    Ok(Some(every))
+}
+
+/// `--max-bytes-per-sec` and `--max-records-per-sec`: positive when given.
+fn rate_limits(args: &CopyArgs, d: &Defaults) -> Result<(Option<u64>, Option<u64>)> {
+    let bytes = match args
+        .max_bytes_per_sec
+        .as_ref()
+        .or(d.max_bytes_per_sec.as_ref())
+    {
+        Some(s) => Some(
+            parse_size(s).map_err(|e| Error::usage(format!("--max-bytes-per-sec '{s}': {e}")))?,
+        ),
+        None => None,
+    };
+    let records = match (&args.max_records_per_sec, d.max_records_per_sec) {
+        (Some(s), _) => Some(s.trim().parse::<u64>().map_err(|_| {
+            Error::usage(format!(
+                "--max-records-per-sec '{s}': expected a whole number of records, such as 5000"
+            ))
+        })?),
+        (None, n) => n,
+    };
+    if bytes == Some(0) || records == Some(0) {
+        return Err(Error::usage(
+            "--max-bytes-per-sec and --max-records-per-sec must be greater than zero (leave them out for no limit)",
+        ));
+    }
+    Ok((bytes, records))
 }
 
 /// Default source consumer group: stable per target, so cron runs resume where they stopped.

@@ -16,8 +16,14 @@ use crate::report::{Counters, Summary};
 use crate::topics;
 
 /// A run that passed every check and is ready to copy.
-pub struct Replicator(Engine);
+pub struct Replicator {
+    engine: Engine,
+    /// What the checks warn about (e.g. target topic configs that differ from the source's).
+    pub warnings: Vec<String>,
+}
 
+// One engine per run, built once: its size does not matter.
+#[allow(clippy::large_enum_variant)]
 enum Engine {
     Acked(acked::Acked),
     Transactional(transactional::Exactly),
@@ -30,7 +36,20 @@ impl Replicator {
     pub fn prepare(opts: &RunOptions, progress: Arc<Counters>) -> Result<Self> {
         let consumer_cfg = kafka::consumer_config(opts)?;
         let producer_cfg = kafka::producer_config(opts)?;
-        let routes = topics::check(opts)?;
+        let topics::Applied {
+            routes,
+            warnings,
+            later,
+        } = topics::apply(opts, topics::inspect(opts)?)?;
+        if let Some(later) = later {
+            // Config drift is advice: reported while the copy starts, never delaying it.
+            let (opts, progress) = (opts.clone(), progress.clone());
+            std::thread::spawn(move || {
+                for w in later.warnings(&opts) {
+                    progress.notice(w);
+                }
+            });
+        }
         let engine = match opts.guarantee {
             Guarantee::ExactlyOnce => Engine::Transactional(transactional::Exactly::new(
                 opts,
@@ -47,13 +66,13 @@ impl Replicator {
                 producer_cfg,
             )?),
         };
-        Ok(Replicator(engine))
+        Ok(Replicator { engine, warnings })
     }
 
     /// Copies until `stop` is set, a failure happens, or (with `--until-caught-up`) every
     /// assigned partition is caught up; then flushes, verifies and commits.
     pub fn run(self, stop: &AtomicBool) -> Summary {
-        match self.0 {
+        match self.engine {
             Engine::Acked(e) => e.run(stop),
             Engine::Transactional(e) => e.run(stop),
         }

@@ -124,6 +124,13 @@ impl Collector for Scrape {
             "Source partitions this process copies",
             c.assigned.load(Ordering::Relaxed) as f64,
         )?;
+        let m = enc.encode_descriptor(
+            "throttled_seconds",
+            "Time the read side waited for --max-bytes-per-sec or --max-records-per-sec",
+            None,
+            MetricType::Counter,
+        )?;
+        ConstCounter::new(c.throttled_seconds()).encode(m)?;
         for (name, help, v) in [
             (
                 "delivery_errors",

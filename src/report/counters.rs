@@ -30,6 +30,10 @@ pub struct Counters {
     pub transactions_aborted: AtomicU64,
     /// Unix time in milliseconds of the last successful commit; 0 before the first.
     pub last_commit_ms: AtomicU64,
+    /// Microseconds the read side waited for `--max-bytes-per-sec`/`--max-records-per-sec`.
+    pub throttled_us: AtomicU64,
+    /// Warnings raised while copying (e.g. a source topic deleted), not yet printed.
+    notices: Mutex<Vec<String>>,
     /// What the run waits for before it can copy (e.g. a group's assignment), if anything.
     waiting: Mutex<Option<String>>,
     live: Mutex<Live>,
@@ -69,6 +73,25 @@ impl Counters {
 
     pub fn waiting(&self) -> Option<String> {
         lock(&self.waiting).clone()
+    }
+
+    /// A warning for the user, printed by the progress display's thread.
+    pub fn notice(&self, line: String) {
+        lock(&self.notices).push(line);
+    }
+
+    pub fn take_notices(&self) -> Vec<String> {
+        std::mem::take(&mut *lock(&self.notices))
+    }
+
+    /// The read side waited `d` for a rate limit.
+    pub fn add_throttled(&self, d: Duration) {
+        let us = u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
+        self.throttled_us.fetch_add(us, Ordering::Relaxed);
+    }
+
+    pub fn throttled_seconds(&self) -> f64 {
+        self.throttled_us.load(Ordering::Relaxed) as f64 / 1e6
     }
 
     /// The loop's view of its partitions, with `in_flight` records sent and not yet
@@ -116,6 +139,8 @@ impl Default for Counters {
             transactions_committed: AtomicU64::new(0),
             transactions_aborted: AtomicU64::new(0),
             last_commit_ms: AtomicU64::new(0),
+            throttled_us: AtomicU64::new(0),
+            notices: Mutex::new(Vec::new()),
             waiting: Mutex::new(None),
             live: Mutex::new(Live {
                 partitions: BTreeMap::new(),

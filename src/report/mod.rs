@@ -58,6 +58,9 @@ pub struct Summary {
     /// Key + value bytes of those records.
     pub bytes: u64,
     pub seconds: f64,
+    /// Of those, seconds the read side waited for `--max-bytes-per-sec` or
+    /// `--max-records-per-sec` (0 without a limit).
+    pub throttled_seconds: f64,
     /// `ok`, `failed`, `stopped` (first signal: flushed, verified, committed) or
     /// `interrupted` (second signal).
     pub status: Status,
@@ -142,6 +145,7 @@ impl Summary {
         let mut summary = Summary::ended(&Identity::of(opts), started, status, failure, error_kind);
         summary.records = progress.records.load(Ordering::Relaxed);
         summary.bytes = progress.bytes.load(Ordering::Relaxed);
+        summary.throttled_seconds = progress.throttled_seconds();
         summary.partitions = positions
             .into_iter()
             .map(|((topic, partition), end)| PartitionSummary {
@@ -210,6 +214,7 @@ impl Summary {
             records: 0,
             bytes: 0,
             seconds: elapsed.as_secs_f64(),
+            throttled_seconds: 0.0,
             status,
             error,
             error_kind,

@@ -50,6 +50,7 @@ use crate::options::{ClusterSpec, TopicSelection};
 use crate::topics;
 
 mod compare;
+mod configs;
 mod fingerprint;
 mod reader;
 mod report;
@@ -86,9 +87,13 @@ struct Options {
     from: ClusterSpec,
     to: ClusterSpec,
     topics: TopicSelection,
+    exclude: Option<TopicSelection>,
     rename: String,
     timeout: Duration,
     accept_duplicates: bool,
+    /// `--configs`: config differences count against an exact copy.
+    configs: bool,
+    config_exclude: Vec<String>,
 }
 
 fn resolve(args: &VerifyArgs) -> Result<Options> {
@@ -99,6 +104,7 @@ fn resolve(args: &VerifyArgs) -> Result<Options> {
         from,
         to,
         topics,
+        exclude,
         rename,
     } = config::endpoints(&args.ends, &file)?;
     for (spec, flag) in [(&from, "--from-property"), (&to, "--to-property")] {
@@ -123,9 +129,12 @@ fn resolve(args: &VerifyArgs) -> Result<Options> {
         from,
         to,
         topics,
+        exclude,
         rename,
         timeout,
         accept_duplicates: args.accept_duplicates,
+        configs: args.configs,
+        config_exclude: args.config_exclude.clone(),
     })
 }
 
@@ -144,7 +153,13 @@ fn routes(
     source: &HashMap<String, i32>,
     target: &HashMap<String, i32>,
 ) -> Result<Vec<Route>> {
-    let selected = topics::select(&opts.topics, &opts.rename, source, &opts.from.name)?;
+    let selected = topics::select(
+        &opts.topics,
+        opts.exclude.as_ref(),
+        &opts.rename,
+        source,
+        &opts.from.name,
+    )?;
     let absent: Vec<&str> = selected
         .iter()
         .filter(|r| !target.contains_key(&r.target))
@@ -188,12 +203,20 @@ fn verify(opts: &Options) -> Result<Report> {
     }
     let _ = src.consumer.unassign();
     let _ = tgt.consumer.unassign();
-    Ok(Report::new(
-        &opts.from.name,
-        &opts.to.name,
-        opts.accept_duplicates,
-        rows,
-    ))
+    let pairs: Vec<(&str, &str)> = routes
+        .iter()
+        .map(|r| (r.source.as_str(), r.target.as_str()))
+        .collect();
+    let configs = topics::config_differences(
+        &opts.from,
+        &opts.to,
+        &pairs,
+        &opts.config_exclude,
+        opts.timeout,
+    );
+    let mut report = Report::new(&opts.from.name, &opts.to.name, opts.accept_duplicates, rows);
+    report.add_configs(configs, opts.configs);
+    Ok(report)
 }
 
 /// Version of verify's `--json` object: bumped when a field changes meaning or goes away.

@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use super::compare::{Example, MAX_EXAMPLES};
+use super::configs::Configs;
 use super::fingerprint::{Digest, Fingerprint};
 
 /// First and last offset of the records read from a partition.
@@ -121,6 +122,8 @@ pub struct Report {
     pub to: String,
     pub totals: Totals,
     pub partitions: Vec<PartitionReport>,
+    /// Copied topic configs that differ (see `configs`).
+    pub configs: Configs,
 }
 
 impl Report {
@@ -184,6 +187,7 @@ impl Report {
             to: to.to_string(),
             totals: t,
             partitions,
+            configs: Configs::default(),
         }
     }
 
@@ -290,6 +294,7 @@ impl Report {
             ));
             out.push_str(&problems);
         }
+        out.push_str(&self.configs.human());
         out.push('\n');
         out.push_str(&self.verdict);
         out.push('\n');

@@ -137,6 +137,24 @@ pub fn delete_topic(bootstrap: &str, topic: &str) {
     }
 }
 
+/// The configs the broker reports for `topic` (DescribeConfigs), key → value.
+pub fn topic_configs(bootstrap: &str, topic: &str) -> std::collections::BTreeMap<String, String> {
+    use rdkafka::admin::ResourceSpecifier;
+    let admin = admin(bootstrap);
+    let res = block_on(admin.describe_configs([&ResourceSpecifier::Topic(topic)], &admin_opts()))
+        .unwrap_or_else(|e| panic!("describe_configs {topic} on {bootstrap}: {e}"));
+    let resource = res
+        .into_iter()
+        .next()
+        .expect("one answer")
+        .unwrap_or_else(|e| panic!("describe_configs {topic} on {bootstrap}: {e:?}"));
+    resource
+        .entries
+        .into_iter()
+        .filter_map(|e| Some((e.name, e.value?)))
+        .collect()
+}
+
 /// Partition count of `topic` from metadata (panics if the topic is unknown).
 pub fn partition_count(bootstrap: &str, topic: &str) -> i32 {
     let c = consumer(bootstrap, &[]);

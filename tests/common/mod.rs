@@ -29,7 +29,7 @@ pub use broker::{file_tail, free_port, scratch_dir, tansu_path, Tansu};
 #[allow(unused_imports)]
 pub use client::{
     commit, committed, create_topic, create_topic_with, delete_topic, partition_count, produce,
-    produce_with, read_all, read_all_with, wait_for_topic, DEFAULT_TIMEOUT,
+    produce_with, read_all, read_all_with, topic_configs, wait_for_topic, DEFAULT_TIMEOUT,
 };
 #[allow(unused_imports)]
 pub use mock::mock_split_source;

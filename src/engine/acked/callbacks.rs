@@ -67,11 +67,8 @@ impl ProducerContext for Deliveries {
             }
         };
         if let Some(e) = err {
-            let source = self
-                .shared
-                .source_of
-                .get(topic)
-                .map_or(topic, String::as_str);
+            let source_of = self.shared.source_of();
+            let source = source_of.get(topic).map_or(topic, |s| &**s);
             st.fail(format!(
                 "delivery failed: {source}[{partition}] offset {offset} → {topic}: {e}"
             ));
@@ -178,11 +175,11 @@ impl Rebalancer {
             {
                 st.fail(format!("cannot assign {topic}[{partition}]"));
             }
-            let Some(target) = self.shared.target_of.get(topic) else {
+            let Some(target) = self.shared.target_of().get(topic).cloned() else {
                 continue;
             };
             st.parts
-                .entry(target.clone())
+                .entry(target.to_string())
                 .or_default()
                 .insert(partition, Part::default());
             st.ends.insert(topic, partition, start);
@@ -209,7 +206,7 @@ impl Rebalancer {
         }
     }
 
-    fn revoke(&self, consumer: &Source, tpl: &TopicPartitionList) {
+    pub(super) fn revoke(&self, consumer: &Source, tpl: &TopicPartitionList) {
         let lost = consumer.assignment_lost();
         log::info!(
             "{} source partitions revoked{}",
@@ -248,10 +245,14 @@ impl Rebalancer {
         st.waiting_since = Some(Instant::now());
         for (source, partition) in revoked {
             st.ends.remove(&source, partition);
-            let Some(target) = self.shared.target_of.get(&source) else {
+            let Some(target) = self.shared.target_of().get(&source).cloned() else {
                 continue;
             };
-            if let Some(part) = st.parts.get_mut(target).and_then(|p| p.remove(&partition)) {
+            if let Some(part) = st
+                .parts
+                .get_mut(&*target)
+                .and_then(|p| p.remove(&partition))
+            {
                 let committed = part.tracker.committed().filter(|_| !lost);
                 if committed.is_some() || part.copied.records > 0 {
                     let end = st.released.entry((source, partition)).or_default();

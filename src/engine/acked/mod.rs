@@ -9,18 +9,18 @@
 //! flush, verify and commit without any cross-thread rendezvous.
 
 mod callbacks;
+mod discovery;
 mod state;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use rdkafka::consumer::{CommitMode, Consumer};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::{BorrowedMessage, Message};
 use rdkafka::producer::Producer;
-use rdkafka::TopicPartitionList;
 
 use self::callbacks::{Deliveries, Rebalancer, Source, Target};
 use self::state::{commit_list, mark_committed, Shared, State};
@@ -31,14 +31,18 @@ use crate::options::{Guarantee, RunOptions};
 use crate::report::{Counters, PartitionEnd, Summary};
 use crate::source::{self, classify, Polled, Warner};
 use crate::target::{self, NotSent};
+use crate::throttle::Throttle;
 use crate::topics::{self, Route};
 
 /// The `none` and `at-least-once` engine.
 pub(super) struct Acked {
     opts: RunOptions,
+    /// The topics being copied (`--refresh-topics` changes them).
     routes: Vec<Route>,
-    /// `--shard`: these source partitions, assigned directly instead of through the group.
-    shard: Option<Vec<(String, i32)>>,
+    /// New source topics not copied (target missing), warned about once.
+    skipped: BTreeSet<String>,
+    /// When a deleted source topic was last dropped.
+    last_deleted: Option<Instant>,
     shared: Arc<Shared>,
     producer: Arc<Target>,
     consumer: Source,
@@ -52,26 +56,26 @@ impl Acked {
         consumer_cfg: rdkafka::ClientConfig,
         producer_cfg: rdkafka::ClientConfig,
     ) -> Result<Self> {
-        let shard = match opts.shard {
-            Some(s) => Some(
-                topics::owned(&s, &routes)?
-                    .into_iter()
-                    .map(|(r, p)| (r.source.clone(), p))
-                    .collect(),
-            ),
-            None => None,
-        };
+        // `--shard`: its partitions are assigned directly instead of through the group; a
+        // shard that owns none is a usage error at start.
+        if let Some(s) = opts.shard {
+            topics::owned(&s, &routes)?;
+        }
         let shared = Arc::new(Shared {
             state: Mutex::new(State::default()),
             progress,
-            target_of: routes
-                .iter()
-                .map(|r| (r.source.clone(), r.target.clone()))
-                .collect(),
-            source_of: routes
-                .iter()
-                .map(|r| (r.target.clone(), r.source.clone()))
-                .collect(),
+            target_of: RwLock::new(
+                routes
+                    .iter()
+                    .map(|r| (r.source.clone(), r.target.as_str().into()))
+                    .collect(),
+            ),
+            source_of: RwLock::new(
+                routes
+                    .iter()
+                    .map(|r| (r.target.clone(), r.source.as_str().into()))
+                    .collect(),
+            ),
         });
         let producer: Arc<Target> = Arc::new(
             producer_cfg
@@ -94,35 +98,18 @@ impl Acked {
         Ok(Acked {
             opts: opts.clone(),
             routes,
-            shard,
+            skipped: BTreeSet::new(),
+            last_deleted: None,
             shared,
             producer,
             consumer,
         })
     }
 
-    pub(super) fn run(self, stop: &AtomicBool) -> Summary {
+    pub(super) fn run(mut self, stop: &AtomicBool) -> Summary {
         let started = Instant::now();
-        if let Some(owned) = &self.shard {
-            // A static shard: no group membership, so no join to wait for and no
-            // rebalances; positions are still read from and committed to the group.
-            let mut tpl = TopicPartitionList::new();
-            for (topic, partition) in owned {
-                tpl.add_partition(topic, *partition);
-            }
-            self.consumer.context().assign(&self.consumer, &tpl);
-            self.copy(stop);
-        } else {
-            let topics: Vec<&str> = self.routes.iter().map(|r| r.source.as_str()).collect();
-            self.shared.lock().waiting_since = Some(Instant::now());
-            if let Err(e) = self.consumer.subscribe(&topics) {
-                self.shared
-                    .lock()
-                    .fail(format!("cannot subscribe to the source topics: {e}"));
-            } else {
-                self.copy(stop);
-            }
-        }
+        self.read_routes();
+        self.copy(stop);
         let stopped = stop.load(Ordering::SeqCst);
         self.shared.progress.finishing(stopped);
         self.finish();
@@ -148,12 +135,11 @@ impl Acked {
     fn positions(&self) -> BTreeMap<(String, i32), PartitionEnd> {
         let st = self.shared.lock();
         let mut positions: BTreeMap<(String, i32), PartitionEnd> = st.released.clone();
+        let source_of = self.shared.source_of();
         for (target, parts) in &st.parts {
-            let source = self
-                .shared
-                .source_of
+            let source = source_of
                 .get(target)
-                .cloned()
+                .map(|s| s.to_string())
                 .unwrap_or_default();
             for (&p, part) in parts {
                 let start = st.ends.start(&source, p);
@@ -169,15 +155,21 @@ impl Acked {
                 end.end_offset = end_offset;
             }
         }
+        drop(st);
+        drop(source_of);
         positions
     }
 
-    fn copy(&self, stop: &AtomicBool) {
+    fn copy(&mut self, stop: &AtomicBool) {
+        let mut last_refresh = Instant::now();
         let mut last_commit = Instant::now();
         let mut last_lag = Instant::now();
         let mut last_join_note = Instant::now();
         let mut warner = Warner::default();
         let mut since_poll = 0u32;
+        let (bytes_limit, records_limit) =
+            (self.opts.max_bytes_per_sec, self.opts.max_records_per_sec);
+        let mut throttle = Throttle::new(bytes_limit, records_limit, Instant::now());
         while !stop.load(Ordering::Relaxed) {
             if self.shared.lock().failure.is_some() {
                 return;
@@ -186,6 +178,12 @@ impl Acked {
             match classify(polled) {
                 Polled::Record(msg) => {
                     self.forward(&msg, stop);
+                    if throttle.is_limited() {
+                        let wait = throttle.take(target::record_bytes(&msg), Instant::now());
+                        drop(msg);
+                        let waited = target::throttle_wait(&self.producer, wait, stop);
+                        self.shared.progress.add_throttled(waited);
+                    }
                     since_poll += 1;
                     // Serve delivery reports and read the clock (commit interval, lag)
                     // every 256 records rather than per record.
@@ -212,6 +210,12 @@ impl Acked {
                     return;
                 }
                 Polled::Fatal(msg) => {
+                    // A deleted source topic reads as an unknown topic: with discovery on,
+                    // look first, and stop copying only that topic.
+                    if self.opts.refresh_topics.is_some() && self.refresh_topics() {
+                        last_refresh = Instant::now();
+                        continue;
+                    }
                     let name = &self.opts.from.name;
                     self.shared
                         .lock()
@@ -237,14 +241,24 @@ impl Acked {
                 self.shared.progress.publish(self.positions(), in_flight);
                 last_lag = Instant::now();
             }
+            if self
+                .opts
+                .refresh_topics
+                .is_some_and(|every| last_refresh.elapsed() >= every)
+            {
+                self.refresh_topics();
+                last_refresh = Instant::now();
+            }
         }
     }
 
     /// Registers one source record with its tracker and hands it to the producer.
     fn forward(&self, msg: &BorrowedMessage<'_>, stop: &AtomicBool) {
-        let Some(target) = self.shared.target_of.get(msg.topic()) else {
+        // A clone of the name, so that no lock is held while sending serves reports.
+        let Some(target) = self.shared.target_of().get(msg.topic()).cloned() else {
             return;
         };
+        let target = &*target;
         let (partition, offset) = (msg.partition(), msg.offset());
         {
             let mut st = self.shared.lock();
@@ -300,6 +314,10 @@ impl Acked {
         let Some(since) = self.shared.lock().waiting_since else {
             return true;
         };
+        if self.routes.is_empty() {
+            // Every source topic was deleted: nothing to join for until one appears.
+            return true;
+        }
         let waited = since.elapsed();
         let group = &self.opts.group;
         if waited > self.opts.join_timeout {
@@ -360,7 +378,7 @@ impl Acked {
         };
         if let Some(e) = err {
             use RDKafkaErrorCode as C;
-            let hint = match (e.rdkafka_error_code(), self.shard.is_some()) {
+            let hint = match (e.rdkafka_error_code(), self.opts.shard.is_some()) {
                 (Some(C::UnknownMemberId | C::IllegalGeneration | C::RebalanceInProgress), false) => {
                     "; the group no longer counted this process as a member (its session expired or the group rebalanced), so the next run copies the records since the last commit again"
                 }

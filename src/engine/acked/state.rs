@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard};
 use std::time::Instant;
 
 use rdkafka::{Offset, TopicPartitionList};
@@ -61,16 +61,35 @@ impl State {
 pub(super) struct Shared {
     pub(super) state: Mutex<State>,
     pub(super) progress: Arc<Counters>,
-    /// Source topic → target topic.
-    pub(super) target_of: TopicMap<String>,
-    /// Target topic → source topic.
-    pub(super) source_of: TopicMap<String>,
+    /// Source topic → target topic, and back. They only grow: topics found by
+    /// `--refresh-topics` are added; a deleted topic's entry stays (harmless, and its
+    /// partitions' last reports and commits still need it).
+    pub(super) target_of: RwLock<TopicMap<Arc<str>>>,
+    pub(super) source_of: RwLock<TopicMap<Arc<str>>>,
 }
 
 impl Shared {
     pub(super) fn lock(&self) -> MutexGuard<'_, State> {
         // A panic elsewhere must not turn every later lock into another panic.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(super) fn target_of(&self) -> RwLockReadGuard<'_, TopicMap<Arc<str>>> {
+        self.target_of.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(super) fn source_of(&self) -> RwLockReadGuard<'_, TopicMap<Arc<str>>> {
+        self.source_of.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Adds a route found while copying.
+    pub(super) fn add_route(&self, source: &str, target: &str) {
+        let (s, t): (Arc<str>, Arc<str>) = (source.into(), target.into());
+        let mut to = self.target_of.write().unwrap_or_else(|e| e.into_inner());
+        to.insert(source.to_string(), t);
+        drop(to);
+        let mut from = self.source_of.write().unwrap_or_else(|e| e.into_inner());
+        from.insert(target.to_string(), s);
     }
 }
 
@@ -79,7 +98,7 @@ impl Shared {
 /// final synchronous commit must also store what an asynchronous one may have lost.
 pub(super) fn positions_to_commit<'a>(
     parts: &'a TopicMap<BTreeMap<i32, Part>>,
-    source_of: &'a TopicMap<String>,
+    source_of: &'a TopicMap<Arc<str>>,
     only: Option<&[(String, i32)]>,
     all: bool,
 ) -> Vec<(&'a str, i32, NextOffset)> {
@@ -89,11 +108,11 @@ pub(super) fn positions_to_commit<'a>(
             continue;
         };
         for (&partition, Part { tracker: t, .. }) in trackers {
-            if only.is_some_and(|o| !o.iter().any(|(s, p)| s == source && *p == partition)) {
+            if only.is_some_and(|o| !o.iter().any(|(s, p)| **s == **source && *p == partition)) {
                 continue;
             }
             if let Some(pos) = if all { t.verified() } else { t.to_commit() } {
-                out.push((source.as_str(), partition, pos));
+                out.push((&**source, partition, pos));
             }
         }
     }
@@ -107,8 +126,9 @@ pub(super) fn commit_list(
     all: bool,
 ) -> TopicPartitionList {
     let st = shared.lock();
+    let source_of = shared.source_of();
     let mut tpl = TopicPartitionList::new();
-    for (source, partition, pos) in positions_to_commit(&st.parts, &shared.source_of, only, all) {
+    for (source, partition, pos) in positions_to_commit(&st.parts, &source_of, only, all) {
         let _ = tpl.add_partition_offset(source, partition, Offset::Offset(pos.get()));
     }
     tpl
@@ -116,14 +136,14 @@ pub(super) fn commit_list(
 
 pub(super) fn mark_committed(shared: &Shared, tpl: &TopicPartitionList) {
     let mut st = shared.lock();
+    let target_of = shared.target_of();
     for e in tpl.elements() {
-        let (Some(target), Offset::Offset(n)) = (shared.target_of.get(e.topic()), e.offset())
-        else {
+        let (Some(target), Offset::Offset(n)) = (target_of.get(e.topic()), e.offset()) else {
             continue;
         };
         if let Some(t) = st
             .parts
-            .get_mut(target)
+            .get_mut(&**target)
             .and_then(|p| p.get_mut(&e.partition()))
         {
             t.tracker.mark_committed(NextOffset::at(n));
@@ -139,7 +159,7 @@ mod tests {
 
     /// Target topic `b.t` copies source topic `t`; `acks[p]` are the acknowledged offsets of
     /// partition p out of 0..10 sent.
-    fn table(acks: &[&[i64]]) -> (TopicMap<BTreeMap<i32, Part>>, TopicMap<String>) {
+    fn table(acks: &[&[i64]]) -> (TopicMap<BTreeMap<i32, Part>>, TopicMap<Arc<str>>) {
         let mut parts: TopicMap<BTreeMap<i32, Part>> = TopicMap::default();
         for (p, acked) in acks.iter().enumerate() {
             let mut t = PartitionTracker::default();
@@ -159,7 +179,7 @@ mod tests {
                 .insert(p as i32, part);
         }
         let mut source_of = TopicMap::default();
-        source_of.insert("b.t".to_string(), "t".to_string());
+        source_of.insert("b.t".to_string(), "t".into());
         (parts, source_of)
     }
 

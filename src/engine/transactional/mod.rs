@@ -11,10 +11,11 @@
 //! after each transaction, for lag monitoring only.
 
 mod commit;
+mod discovery;
 mod refusals;
 mod resume;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -35,6 +36,7 @@ use crate::origin::{write_origin, ORIGIN_HEADER};
 use crate::report::{Copied, Counters, PartitionEnd, Summary};
 use crate::source::{self, classify, Ends, Polled, Warner};
 use crate::target::{self, NotSent};
+use crate::throttle::Throttle;
 use crate::topics::{self, Route};
 
 type TxnProducer = BaseProducer<Reports>;
@@ -73,6 +75,13 @@ pub(super) struct Exactly {
     aborts_in_a_row: u32,
     transactional_id: String,
     scratch: Scratch,
+    /// The topics being copied (`--refresh-topics` changes them).
+    routes: Vec<Route>,
+    /// New source topics not copied (target missing), warned about once.
+    skipped: BTreeSet<String>,
+    /// When a deleted source topic was last dropped, and its partitions for the summary.
+    last_deleted: Option<Instant>,
+    released: BTreeMap<(String, i32), PartitionEnd>,
 }
 
 /// Buffers reused for every record, so that copying one allocates nothing of ours.
@@ -126,6 +135,10 @@ impl Exactly {
             aborts_in_a_row: 0,
             transactional_id: shard.transactional_id(&opts.group),
             scratch: Scratch::default(),
+            routes,
+            skipped: BTreeSet::new(),
+            last_deleted: None,
+            released: BTreeMap::new(),
         })
     }
 
@@ -161,22 +174,21 @@ impl Exactly {
         )
     }
 
-    /// Every owned partition: what committed transactions copied, where it stands, its end.
+    /// Every partition this run owned: what committed transactions copied, where it stands,
+    /// its end.
     fn positions(&self) -> BTreeMap<(String, i32), PartitionEnd> {
-        self.parts
-            .iter()
-            .map(|((t, p), o)| {
-                let key = (t.clone(), *p);
-                let committed = o.committed.map(NextOffset::get);
-                let end = PartitionEnd {
-                    committed,
-                    position: committed.or_else(|| self.ends.start(t, *p)),
-                    copied: o.copied,
-                    end_offset: source::cached_watermarks(&self.consumer, t, *p).map(|w| w.1),
-                };
-                (key, end)
-            })
-            .collect()
+        let mut positions = self.released.clone();
+        for ((t, p), o) in &self.parts {
+            let committed = o.committed.map(NextOffset::get);
+            let end = PartitionEnd {
+                committed,
+                position: committed.or_else(|| self.ends.start(t, *p)),
+                copied: o.copied,
+                end_offset: source::cached_watermarks(&self.consumer, t, *p).map(|w| w.1),
+            };
+            positions.insert((t.clone(), *p), end);
+        }
+        positions
     }
 
     /// Fences any zombie, finds where the target stands, and assigns the source there.
@@ -252,9 +264,13 @@ impl Exactly {
 
     fn copy(&mut self, stop: &AtomicBool) {
         let mut last_lag = Instant::now();
+        let mut last_refresh = Instant::now();
         let mut warner = Warner::default();
         let mut since_poll = 0u32;
         let max_time = self.opts.txn_max_time;
+        let (bytes_limit, records_limit) =
+            (self.opts.max_bytes_per_sec, self.opts.max_records_per_sec);
+        let mut throttle = Throttle::new(bytes_limit, records_limit, Instant::now());
         while !stop.load(Ordering::Relaxed) && self.failure.is_none() {
             let polled = self.consumer.poll(Duration::from_millis(100));
             // Read the clock (transaction age, lag) every 256 records, not per record.
@@ -269,7 +285,17 @@ impl Exactly {
                         &msg,
                         stop,
                     );
+                    let wait = if throttle.is_limited() {
+                        throttle.take(target::record_bytes(&msg), Instant::now())
+                    } else {
+                        Duration::ZERO
+                    };
                     drop(msg);
+                    if !wait.is_zero() {
+                        // Inside the open transaction: its age and size bounds still apply.
+                        let waited = target::throttle_wait(&self.producer, wait, stop);
+                        self.progress.add_throttled(waited);
+                    }
                     if let Err((e, refused)) = sent {
                         self.abort_and_rewind(&e, refused.map(|r| *r));
                     }
@@ -302,7 +328,14 @@ impl Exactly {
                     ));
                 }
                 Polled::Fatal(msg) => {
-                    self.failure = Some(format!("source cluster '{}': {msg}", self.opts.from.name))
+                    // A deleted source topic reads as an unknown topic: with discovery on,
+                    // look first, and stop copying only that topic.
+                    if self.opts.refresh_topics.is_some() && self.refresh_topics() {
+                        last_refresh = Instant::now();
+                    } else {
+                        self.failure =
+                            Some(format!("source cluster '{}': {msg}", self.opts.from.name))
+                    }
                 }
                 Polled::Transient(e) => warner.warn(&self.opts.from.name, &e),
             }
@@ -319,6 +352,14 @@ impl Exactly {
                 let in_flight = self.producer.in_flight_count() as usize;
                 self.progress.publish(self.positions(), in_flight);
                 last_lag = Instant::now();
+            }
+            let refresh_due = self
+                .opts
+                .refresh_topics
+                .is_some_and(|every| last_refresh.elapsed() >= every);
+            if clock && refresh_due && self.failure.is_none() {
+                self.refresh_topics();
+                last_refresh = Instant::now();
             }
         }
     }

@@ -1,13 +1,29 @@
 //! Checks made before anything is copied: both clusters reachable, topics selected and
-//! mapped, target topics present (or created) with enough partitions, no copy onto itself.
+//! mapped, target topics present (or created, configs included) with enough partitions, no
+//! copy onto itself, copied configs that differ.
+//!
+//! * this module: routes, metadata, selection (`--topics`, `--exclude`, `--rename`);
+//! * `check`: what a run would do to the target ([`inspect`]) and doing it ([`apply`]);
+//! * `configs`: which configs travel and where a target differs (pure);
+//! * `drift`: reading both sides' configs and reporting what differs;
+//! * `discover`: looking again while a run copies (`--refresh-topics`);
+//! * `admin`: describe, create and incrementally alter topic configs.
+
+mod admin;
+mod check;
+pub mod configs;
+mod discover;
+mod drift;
+
+pub use check::{apply, inspect, Applied, Inspection, TopicCheck};
+pub use discover::refresh;
+pub use drift::{config_differences, TopicDrift};
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-use rdkafka::client::DefaultClientContext;
 use rdkafka::consumer::{BaseConsumer, Consumer};
-use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+use rdkafka::error::KafkaError;
 
 use crate::error::{Error, Result};
 use crate::kafka;
@@ -15,57 +31,11 @@ use crate::options::{ClusterSpec, RunOptions, TopicSelection};
 use crate::shard::Shard;
 
 /// A source topic and where it goes.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Route {
     pub source: String,
     pub target: String,
     pub partitions: i32,
-}
-
-/// Everything that can be checked before copying. Any error is a usage error: nothing was
-/// consumed, produced or committed. Creates missing target topics when asked.
-pub fn check(opts: &RunOptions) -> Result<Vec<Route>> {
-    // Both clusters at once: each answer takes a connection setup and a round trip.
-    let (source, target) = std::thread::scope(|s| {
-        let target = s.spawn(|| metadata(&opts.to, "target", "--to", opts.timeout));
-        let source = metadata(&opts.from, "source", "--from", opts.timeout);
-        (source, target.join())
-    });
-    let (source_meta, source_topics) = source?;
-    let routes = select(&opts.topics, &opts.rename, &source_topics, &opts.from.name)?;
-    let (target_meta, target_topics) =
-        target.map_err(|_| Error::failed("the target check thread panicked"))??;
-    if same_cluster(opts, &source_meta, &target_meta) {
-        if let Some(r) = routes.iter().find(|r| r.source == r.target) {
-            return Err(Error::usage(format!(
-                "refusing to copy topic '{}' onto itself (same cluster, same name): use --rename",
-                r.source
-            )));
-        }
-    }
-    let mut missing = Vec::new();
-    for r in &routes {
-        match target_topics.get(&r.target) {
-            Some(&n) if n < r.partitions => {
-                return Err(Error::usage(format!(
-                    "target topic '{}' has {n} partitions, fewer than the {} of source topic '{}': add partitions to the target",
-                    r.target, r.partitions, r.source
-                )))
-            }
-            Some(_) => {}
-            None if opts.create_topics => missing.push(r),
-            None => {
-                return Err(Error::usage(format!(
-                    "target topic '{}' does not exist on '{}': create it with {} partitions, or pass --create-topics",
-                    r.target, opts.to.name, r.partitions
-                )))
-            }
-        }
-    }
-    if !missing.is_empty() {
-        create_topics(opts, &missing, &target_meta)?;
-    }
-    Ok(routes)
 }
 
 /// The source partitions of `routes` this shard owns; a usage error when it owns none.
@@ -112,7 +82,7 @@ pub fn metadata(
 }
 
 /// Topic → partition count, for every topic of a cluster.
-fn topic_partitions(
+pub(crate) fn topic_partitions(
     client: &Metadata,
     timeout: Duration,
 ) -> std::result::Result<HashMap<String, i32>, KafkaError> {
@@ -126,9 +96,10 @@ fn topic_partitions(
 }
 
 /// Resolves `--topics` against the source's topics (`source_name` is the cluster as the
-/// user named it) and applies `--rename`.
+/// user named it), leaves out `--exclude`, and applies `--rename`.
 pub fn select(
     topics: &TopicSelection,
+    exclude: Option<&TopicSelection>,
     rename: &str,
     source: &HashMap<String, i32>,
     source_name: &str,
@@ -157,6 +128,14 @@ pub fn select(
             "no topic on '{source_name}' matches --topics"
         )));
     }
+    if let Some(exclude) = exclude {
+        names.retain(|t| !exclude.matches(t));
+        if names.is_empty() {
+            return Err(Error::usage(format!(
+                "--exclude leaves out every topic on '{source_name}' that --topics selects"
+            )));
+        }
+    }
     let mut seen: HashMap<String, String> = HashMap::new();
     let mut routes = Vec::new();
     for source_topic in names {
@@ -178,7 +157,7 @@ pub fn select(
 }
 
 /// Same cluster when both report the same cluster id, or share a bootstrap address.
-fn same_cluster(opts: &RunOptions, a: &Metadata, b: &Metadata) -> bool {
+pub(crate) fn same_cluster(opts: &RunOptions, a: &Metadata, b: &Metadata) -> bool {
     let timeout = opts.timeout.min(Duration::from_secs(5));
     if let (Some(x), Some(y)) = (
         a.client().fetch_cluster_id(timeout),
@@ -194,62 +173,4 @@ fn same_cluster(opts: &RunOptions, a: &Metadata, b: &Metadata) -> bool {
     };
     let (x, y) = (addrs(&opts.from.bootstrap), addrs(&opts.to.bootstrap));
     x.iter().any(|a| y.contains(a))
-}
-
-fn create_topics(opts: &RunOptions, missing: &[&Route], target: &Metadata) -> Result<()> {
-    let admin: AdminClient<DefaultClientContext> = kafka::admin_config(&opts.to)
-        .create()
-        .map_err(|e| kafka::creation_error("target", e))?;
-    let rf = opts.replication_factor.unwrap_or(-1);
-    let new: Vec<NewTopic<'_>> = missing
-        .iter()
-        .map(|r| NewTopic::new(&r.target, r.partitions, TopicReplication::Fixed(rf)))
-        .collect();
-    let admin_opts = AdminOptions::new().operation_timeout(Some(opts.timeout));
-    let results = block_on(admin.create_topics(&new, &admin_opts), opts.timeout)
-        .ok_or_else(|| {
-            Error::failed(format!(
-                "creating target topics timed out after {:?}",
-                opts.timeout
-            ))
-        })?
-        .map_err(|e| Error::failed(format!("cannot create target topics: {e}")))?;
-    for r in results {
-        if let Err((topic, code)) = r {
-            if code != RDKafkaErrorCode::TopicAlreadyExists {
-                return Err(Error::usage(format!(
-                    "cannot create target topic '{topic}': {code}"
-                )));
-            }
-        }
-    }
-    // Wait until metadata shows every new topic with all its partitions.
-    let deadline = Instant::now() + opts.timeout;
-    loop {
-        let ready = topic_partitions(target, opts.timeout)
-            .map(|t| {
-                missing
-                    .iter()
-                    .all(|r| t.get(&r.target).is_some_and(|&n| n >= r.partitions))
-            })
-            .unwrap_or(false);
-        if ready {
-            return Ok(());
-        }
-        if Instant::now() > deadline {
-            return Err(Error::failed(
-                "created target topics did not show up in the target's metadata in time",
-            ));
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
-/// Runs an admin future to completion on a private runtime, bounded by `timeout`.
-fn block_on<F: std::future::Future>(fut: F, timeout: Duration) -> Option<F::Output> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .ok()?;
-    rt.block_on(async { tokio::time::timeout(timeout, fut).await.ok() })
 }

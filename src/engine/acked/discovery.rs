@@ -1,0 +1,90 @@
+//! Which source partitions the at-least-once engine reads, and following the source's topics
+//! while it copies (`--refresh-topics`): new routes are added, deleted topics dropped, and
+//! the consumer reads the new set. Under a group, a new subscription makes the group
+//! rebalance (the revoke flushes, verifies and commits as always); under `--shard`, the
+//! engine revokes its own assignment the same way and assigns the new one.
+
+use std::time::{Duration, Instant};
+
+use rdkafka::consumer::Consumer;
+use rdkafka::TopicPartitionList;
+
+use super::Acked;
+use crate::target;
+use crate::topics;
+
+/// After a deleted topic was dropped, errors the consumer had already queued for it are
+/// expected for this long.
+const DELETED_ECHO: Duration = Duration::from_secs(10);
+
+impl Acked {
+    /// Subscribes to (group) or assigns (`--shard`) the source partitions of the routes.
+    pub(super) fn read_routes(&self) {
+        if let Some(shard) = self.opts.shard {
+            let mut tpl = TopicPartitionList::new();
+            // A shard may own none of the partitions left after a deletion: it then idles.
+            for (r, p) in topics::owned(&shard, &self.routes).unwrap_or_default() {
+                tpl.add_partition(&r.source, p);
+            }
+            self.consumer.context().assign(&self.consumer, &tpl);
+            return;
+        }
+        if self.routes.is_empty() {
+            self.consumer.unsubscribe();
+            return;
+        }
+        let topics: Vec<&str> = self.routes.iter().map(|r| r.source.as_str()).collect();
+        self.shared.lock().waiting_since = Some(Instant::now());
+        if let Err(e) = self.consumer.subscribe(&topics) {
+            self.shared
+                .lock()
+                .fail(format!("cannot subscribe to the source topics: {e}"));
+        }
+    }
+
+    /// Looks at the source's topics again and reads the new set when it changed. True when
+    /// the source error just seen is explained by a deleted topic.
+    pub(super) fn refresh_topics(&mut self) -> bool {
+        let found = match topics::refresh(&self.opts, &self.routes, &mut self.skipped) {
+            Ok(found) => found,
+            Err(msg) => {
+                self.shared.lock().fail(msg);
+                return false;
+            }
+        };
+        for w in found.warnings {
+            self.shared.progress.notice(w);
+        }
+        if !found.changed {
+            return self
+                .last_deleted
+                .is_some_and(|at| at.elapsed() < DELETED_ECHO);
+        }
+        let deleted = self
+            .routes
+            .iter()
+            .any(|r| !found.routes.iter().any(|x| x.source == r.source));
+        if deleted {
+            self.last_deleted = Some(Instant::now());
+        }
+        for r in &found.added {
+            self.shared.add_route(&r.source, &r.target);
+        }
+        if !found.added.is_empty() {
+            if let Err(e) = target::warm_up(&self.producer, &found.added, self.opts.timeout) {
+                log::warn!("{e}");
+            }
+        }
+        if self.opts.shard.is_some() {
+            if let Ok(current) = self.consumer.assignment() {
+                self.consumer.context().revoke(&self.consumer, &current);
+            }
+        }
+        self.routes = found.routes;
+        self.read_routes();
+        deleted
+            || self
+                .last_deleted
+                .is_some_and(|at| at.elapsed() < DELETED_ECHO)
+    }
+}

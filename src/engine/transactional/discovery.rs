@@ -1,0 +1,100 @@
+//! Following the source's topics while copying exactly-once (`--refresh-topics`): when the
+//! topics change, the open transaction is committed, the owned partitions are set anew
+//! (this shard's share of the new routes) and every partition is rewound to what the target
+//! holds, exactly as at start. Partitions of a deleted topic keep their counts for the
+//! summary.
+
+use std::collections::BTreeSet;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use super::{Exactly, Owned};
+use crate::report::{Copied, PartitionEnd};
+use crate::target;
+use crate::topics;
+
+/// After a deleted topic was dropped, errors the consumer had already queued for it are
+/// expected for this long.
+const DELETED_ECHO: Duration = Duration::from_secs(10);
+
+impl Exactly {
+    /// Looks at the source's topics again. True when the source error just seen is
+    /// explained by a deleted topic.
+    pub(super) fn refresh_topics(&mut self) -> bool {
+        let found = match topics::refresh(&self.opts, &self.routes, &mut self.skipped) {
+            Ok(found) => found,
+            Err(msg) => {
+                self.failure = Some(msg);
+                return false;
+            }
+        };
+        for w in found.warnings {
+            self.progress.notice(w);
+        }
+        let echo = |at: Option<Instant>| at.is_some_and(|at| at.elapsed() < DELETED_ECHO);
+        if !found.changed {
+            return echo(self.last_deleted);
+        }
+        // The rewind below starts from what the target holds: commit what was sent first.
+        if self.txn.open {
+            self.commit_txn();
+        }
+        if self.failure.is_some() {
+            return false;
+        }
+        let shard = self.opts.shard.unwrap_or_default();
+        let owned: BTreeSet<(String, i32)> = topics::owned(&shard, &found.routes)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(r, p)| (r.source.clone(), p))
+            .collect();
+        let gone: Vec<(String, i32)> = self
+            .parts
+            .keys()
+            .filter(|k| !owned.contains(*k))
+            .cloned()
+            .collect();
+        let deleted = !gone.is_empty();
+        for key in gone {
+            if let Some(o) = self.parts.remove(&key) {
+                let end = PartitionEnd {
+                    committed: o.committed.map(|n| n.get()),
+                    copied: o.copied,
+                    ..PartitionEnd::default()
+                };
+                self.released.insert(key, end);
+            }
+        }
+        for r in &found.routes {
+            for p in 0..r.partitions {
+                let key = (r.source.clone(), p);
+                if owned.contains(&key) {
+                    self.parts.entry(key).or_insert_with(|| Owned {
+                        target: r.target.clone(),
+                        committed: None,
+                        sent: None,
+                        copied: Copied::default(),
+                        pending: Copied::default(),
+                    });
+                }
+            }
+        }
+        if deleted {
+            self.last_deleted = Some(Instant::now());
+        }
+        if !found.added.is_empty() {
+            if let Err(e) = target::warm_up(&self.producer, &found.added, self.opts.timeout) {
+                log::warn!("{e}");
+            }
+        }
+        self.routes = found.routes;
+        self.progress
+            .assigned
+            .store(self.parts.len() as u64, Ordering::Relaxed);
+        if let Err(msg) = self.rewind() {
+            self.failure = Some(msg);
+            return false;
+        }
+        deleted || echo(self.last_deleted)
+    }
+}

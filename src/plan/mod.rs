@@ -1,0 +1,120 @@
+//! `kreplicate plan`: what a copy run with the same flags would do, without writing anything.
+//!
+//! It resolves the flags like a run, checks the client properties, reads both clusters'
+//! topics and configs ([`topics::inspect`]: nothing is created or altered), and reads the
+//! group's committed positions and each partition's end. The end comes from a Fetch
+//! response (librdkafka's cached watermarks), never ListOffsets LATEST, which tansu gets
+//! wrong: each partition is assigned at its start and polled until it answered; records
+//! read on the way are dropped. Exit 0 when a real run would start, 2 when it would refuse.
+
+mod report;
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::{Offset, TopicPartitionList};
+
+use self::report::{PartitionPlan, Plan};
+use crate::cli::CopyArgs;
+use crate::config;
+use crate::error::{Error, Exit, Result};
+use crate::kafka;
+use crate::options::{Guarantee, RunOptions};
+use crate::source::{self, classify, Polled};
+use crate::topics::{self, TopicCheck};
+
+/// Runs `plan`; prints the plan (table on stdout, or one JSON object with `--json`).
+pub fn run(args: &CopyArgs) -> Result<Exit> {
+    let (path, required) = config::config_path(args.ends.config.as_deref());
+    let file = config::load_file(path.as_deref(), required)?;
+    let opts = config::resolve(args, &file)?;
+    // A real run refuses bad client properties before it connects.
+    kafka::consumer_config(&opts)?;
+    kafka::producer_config(&opts)?;
+    let mut found = topics::inspect(&opts)?;
+    found.compare_configs(&opts)?;
+    let positions = positions(&opts, &found.topics)?;
+    let plan = Plan::new(&opts, &found, positions);
+    if args.json {
+        let line = serde_json::to_string(&plan)
+            .map_err(|e| Error::failed(format!("cannot write the plan as JSON: {e}")))?;
+        println!("{line}");
+    } else {
+        print!("{}", plan.human());
+    }
+    Ok(if found.refusal.is_some() {
+        Exit::Usage
+    } else {
+        Exit::Done
+    })
+}
+
+/// The group's committed position and the partition's bounds, per source partition.
+fn positions(
+    opts: &RunOptions,
+    checks: &[TopicCheck],
+) -> Result<HashMap<(String, i32), PartitionPlan>> {
+    let consumer: BaseConsumer = kafka::reader_config(&opts.from, &opts.group, &[])
+        .create()
+        .map_err(|e| kafka::creation_error("source", e))?;
+    let mut all = TopicPartitionList::new();
+    for t in checks {
+        for p in 0..t.route.partitions {
+            all.add_partition(&t.route.source, p);
+        }
+    }
+    // OffsetFetch only: reading a group's positions does not join it.
+    let committed = consumer
+        .committed_offsets(all, opts.timeout)
+        .map_err(|e| Error::failed(format!("cannot read group '{}' positions: {e}", opts.group)))?;
+    let mut start = TopicPartitionList::new();
+    let mut out = HashMap::new();
+    for e in committed.elements() {
+        let pos = match e.offset() {
+            Offset::Offset(n) => Some(n),
+            _ => None,
+        };
+        let at = pos.map_or(Offset::Beginning, Offset::Offset);
+        let _ = start.add_partition_offset(e.topic(), e.partition(), at);
+        out.insert(
+            (e.topic().to_string(), e.partition()),
+            PartitionPlan::new(e.partition(), pos),
+        );
+    }
+    drop(committed);
+    source::assign(&consumer, &start)
+        .map_err(|e| Error::failed(format!("cannot read the source partitions: {e}")))?;
+    let mut pending: HashMap<(String, i32), ()> = out.keys().map(|k| (k.clone(), ())).collect();
+    let deadline = Instant::now() + opts.timeout;
+    while !pending.is_empty() && Instant::now() < deadline {
+        let (topic, partition) = match classify(consumer.poll(Duration::from_millis(100))) {
+            Polled::Record(m) => {
+                use rdkafka::message::Message;
+                (m.topic().to_string(), m.partition())
+            }
+            // A partition-EOF names only the partition: check every topic's cache.
+            Polled::End(_) | Polled::Idle => {
+                pending.retain(|(t, p), ()| source::cached_watermarks(&consumer, t, *p).is_none());
+                continue;
+            }
+            Polled::Gap(_) | Polled::Fatal(_) | Polled::Transient(_) => continue,
+        };
+        if source::cached_watermarks(&consumer, &topic, partition).is_some() {
+            pending.remove(&(topic, partition));
+        }
+    }
+    for ((topic, partition), plan) in out.iter_mut() {
+        let bounds = source::cached_watermarks(&consumer, topic, *partition);
+        plan.set_bounds(bounds, opts.start);
+    }
+    source::close(&consumer, opts.timeout);
+    if opts.guarantee == Guarantee::ExactlyOnce {
+        // The target's origin headers decide where exactly-once resumes: the group's
+        // positions (committed after each transaction) are a lower bound.
+        for plan in out.values_mut() {
+            plan.lower_bound = true;
+        }
+    }
+    Ok(out)
+}

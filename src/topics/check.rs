@@ -1,0 +1,249 @@
+//! What a run would do to the target before copying ([`inspect`], which writes nothing, so
+//! `kreplicate plan` can show it), and doing it ([`apply`]): create missing topics with the
+//! source's partitions and configs, set differing configs with `--sync-configs`.
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::{Duration, Instant};
+
+use rdkafka::admin::{AdminOptions, NewTopic, TopicReplication};
+use rdkafka::error::RDKafkaErrorCode;
+
+use super::admin::{self, Admin};
+use super::configs::Drift;
+use super::drift::{compare_configs, LaterDrift};
+use super::{metadata, same_cluster, select, topic_partitions, Metadata, Route};
+use crate::error::{Error, Result};
+use crate::options::RunOptions;
+
+/// One selected topic as a run would find it.
+#[derive(Debug, Clone)]
+pub struct TopicCheck {
+    pub route: Route,
+    /// The target topic's partition count; `None` when it does not exist.
+    pub target_partitions: Option<i32>,
+    /// Configs a missing target topic is created with (with `--create-topics`).
+    pub create_configs: BTreeMap<String, String>,
+    /// Copied configs an existing target topic differs in.
+    pub drift: Vec<Drift>,
+}
+
+/// Everything [`inspect`] found.
+pub struct Inspection {
+    pub topics: Vec<TopicCheck>,
+    /// Why a real run would refuse to start (a usage error), if it would.
+    pub refusal: Option<String>,
+    /// What a real run would warn about at start.
+    pub warnings: Vec<String>,
+    /// False when config drift is left to [`LaterDrift`].
+    configs_compared: bool,
+    target: Metadata,
+}
+
+impl Inspection {
+    pub fn routes(&self) -> Vec<Route> {
+        self.topics.iter().map(|t| t.route.clone()).collect()
+    }
+
+    /// Compares configs now if [`inspect`] left it for later (`plan` shows them at once).
+    pub fn compare_configs(&mut self, opts: &RunOptions) -> Result<()> {
+        if !self.configs_compared {
+            let warnings = compare_configs(opts, &mut self.topics, false)?;
+            self.warnings.extend(warnings);
+            self.configs_compared = true;
+        }
+        Ok(())
+    }
+}
+
+/// Reads both clusters and decides what a run would do; writes nothing. An unreachable
+/// cluster is an error (exit 1); selection errors are usage errors.
+pub fn inspect(opts: &RunOptions) -> Result<Inspection> {
+    // Both clusters at once: each answer takes a connection setup and a round trip.
+    let (source, target) = std::thread::scope(|s| {
+        let target = s.spawn(|| metadata(&opts.to, "target", "--to", opts.timeout));
+        let source = metadata(&opts.from, "source", "--from", opts.timeout);
+        (source, target.join())
+    });
+    let (source_meta, source_topics) = source?;
+    let routes = select(
+        &opts.topics,
+        opts.exclude.as_ref(),
+        &opts.rename,
+        &source_topics,
+        &opts.from.name,
+    )?;
+    let (target_meta, target_topics) =
+        target.map_err(|_| Error::failed("the target check thread panicked"))??;
+    let mut refusal = None;
+    if same_cluster(opts, &source_meta, &target_meta) {
+        if let Some(r) = routes.iter().find(|r| r.source == r.target) {
+            refusal = Some(format!(
+                "refusing to copy topic '{}' onto itself (same cluster, same name): use --rename",
+                r.source
+            ));
+        }
+    }
+    let mut topics: Vec<TopicCheck> = routes
+        .into_iter()
+        .map(|route| TopicCheck {
+            target_partitions: target_topics.get(&route.target).copied(),
+            route,
+            create_configs: BTreeMap::new(),
+            drift: Vec::new(),
+        })
+        .collect();
+    for t in &topics {
+        let r = &t.route;
+        let why = match t.target_partitions {
+            Some(n) if n < r.partitions => format!(
+                "target topic '{}' has {n} partitions, fewer than the {} of source topic '{}': add partitions to the target",
+                r.target, r.partitions, r.source
+            ),
+            None if !opts.create_topics => format!(
+                "target topic '{}' does not exist on '{}': create it with {} partitions, or pass --create-topics",
+                r.target, opts.to.name, r.partitions
+            ),
+            _ => continue,
+        };
+        refusal.get_or_insert(why);
+    }
+    // Creating and syncing need the configs before copying; drift alone is reported while
+    // the copy starts ([`LaterDrift`]): a broker slow to answer must not delay the copy.
+    let creating = opts.create_topics && topics.iter().any(|t| t.target_partitions.is_none());
+    let (warnings, configs_compared) = if creating || opts.sync_configs {
+        (compare_configs(opts, &mut topics, false)?, true)
+    } else {
+        (Vec::new(), false)
+    };
+    Ok(Inspection {
+        topics,
+        refusal,
+        warnings,
+        configs_compared,
+        target: target_meta,
+    })
+}
+
+/// Does what [`inspect`] found to do: refuses, creates missing target topics, sets drifted
+/// configs with `--sync-configs`.
+pub fn apply(opts: &RunOptions, found: Inspection) -> Result<Applied> {
+    if let Some(why) = found.refusal {
+        return Err(Error::usage(why));
+    }
+    realise(opts, &found.topics, &found.target)?;
+    let later = (!found.configs_compared).then(|| LaterDrift(found.topics.clone()));
+    Ok(Applied {
+        routes: found.routes(),
+        warnings: found.warnings,
+        later,
+    })
+}
+
+/// What [`apply`] leaves to the run.
+pub struct Applied {
+    pub routes: Vec<Route>,
+    /// Warnings to show at start.
+    pub warnings: Vec<String>,
+    /// Config drift to report while the copy starts.
+    pub later: Option<LaterDrift>,
+}
+
+/// Creates the missing target topics of `topics` and, with `--sync-configs`, sets the
+/// source's values of differing configs.
+pub(super) fn realise(opts: &RunOptions, topics: &[TopicCheck], target: &Metadata) -> Result<()> {
+    let missing: Vec<&TopicCheck> = topics
+        .iter()
+        .filter(|t| t.target_partitions.is_none())
+        .collect();
+    if !missing.is_empty() {
+        create_topics(opts, &missing, target)?;
+    }
+    if opts.sync_configs {
+        let changes: BTreeMap<String, BTreeMap<String, String>> = topics
+            .iter()
+            .filter(|t| !t.drift.is_empty())
+            .map(|t| {
+                let set = t.drift.iter().map(|d| (d.key.clone(), d.source.clone()));
+                (t.route.target.clone(), set.collect())
+            })
+            .collect();
+        if !changes.is_empty() {
+            let admin = admin::admin(&opts.to, "target")?;
+            admin::alter_incremental(&admin, &changes, opts.timeout)?;
+            log::info!(
+                "set the source's configs on {} target topics",
+                changes.len()
+            );
+        }
+    }
+    Ok(())
+}
+
+fn create_topics(opts: &RunOptions, missing: &[&TopicCheck], target: &Metadata) -> Result<()> {
+    let admin: Admin = admin::admin(&opts.to, "target")?;
+    let rf = opts.replication_factor.unwrap_or(-1);
+    let new: Vec<NewTopic<'_>> = missing
+        .iter()
+        .map(|t| {
+            let r = &t.route;
+            t.create_configs.iter().fold(
+                NewTopic::new(&r.target, r.partitions, TopicReplication::Fixed(rf)),
+                |nt, (k, v)| nt.set(k, v),
+            )
+        })
+        .collect();
+    let admin_opts = AdminOptions::new().operation_timeout(Some(opts.timeout));
+    let results = admin::block_on(admin.create_topics(&new, &admin_opts), opts.timeout)
+        .ok_or_else(|| {
+            Error::failed(format!(
+                "creating target topics timed out after {:?}",
+                opts.timeout
+            ))
+        })?
+        .map_err(|e| Error::failed(format!("cannot create target topics: {e}")))?;
+    for r in results {
+        if let Err((topic, code)) = r {
+            if code != RDKafkaErrorCode::TopicAlreadyExists {
+                let configs = missing
+                    .iter()
+                    .find(|t| t.route.target == topic)
+                    .map(|t| {
+                        let list: Vec<String> = t
+                            .create_configs
+                            .iter()
+                            .map(|(k, v)| format!("{k}={v}"))
+                            .collect();
+                        list.join(", ")
+                    })
+                    .filter(|l| !l.is_empty())
+                    .map_or_else(String::new, |l| {
+                        format!(" (with configs {l}; leave a key out with --config-exclude)")
+                    });
+                return Err(Error::usage(format!(
+                    "cannot create target topic '{topic}': {code}{configs}"
+                )));
+            }
+        }
+    }
+    // Wait until metadata shows every new topic with all its partitions.
+    let deadline = Instant::now() + opts.timeout;
+    loop {
+        let ready = topic_partitions(target, opts.timeout)
+            .map(|t: HashMap<String, i32>| {
+                missing.iter().all(|m| {
+                    t.get(&m.route.target)
+                        .is_some_and(|&n| n >= m.route.partitions)
+                })
+            })
+            .unwrap_or(false);
+        if ready {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            return Err(Error::failed(
+                "created target topics did not show up in the target's metadata in time",
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}

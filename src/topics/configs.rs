@@ -1,0 +1,236 @@
+//! Which topic configs travel with a topic, and where a target differs (pure, unit-tested).
+//!
+//! A key travels when it is set on the source topic, copyable, and not excluded. "Set" is
+//! what the broker says: Kafka answers DescribeConfigs with every topic key and marks the
+//! topic's own overrides (`DYNAMIC_TOPIC_CONFIG`, `is_default=false`). A broker that answers
+//! with only the keys set on the topic and marks them all default (tansu 0.6) is recognised
+//! by what its answer lacks: the keys Kafka always lists. Then every key it lists counts as
+//! set. Copying Kafka's defaults instead would pin the source broker's defaults on the target.
+
+use std::collections::BTreeMap;
+
+/// Never copied (like MirrorMaker 2's `DefaultConfigPropertyFilter`, plus tiered storage
+/// and vendor keys): they describe the brokers or the replication of one cluster, not the
+/// data. `--config-exclude` adds to this list. A trailing `*` matches a prefix.
+pub const EXCLUDED: &[&str] = &[
+    "min.insync.replicas",
+    "follower.replication.throttled.replicas",
+    "leader.replication.throttled.replicas",
+    "unclean.leader.election.enable",
+    "message.format.version",
+    "message.timestamp.difference.max.ms",
+    "remote.storage.enable",
+    "local.retention.ms",
+    "local.retention.bytes",
+    "confluent.*",
+];
+
+/// Keys every Kafka broker lists for every topic, set or not.
+const ALWAYS_LISTED: &[&str] = &["cleanup.policy", "retention.ms", "segment.bytes"];
+
+/// One DescribeConfigs entry, as much of it as the decision needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub name: String,
+    pub value: Option<String>,
+    /// The broker calls it a default (not set on the topic).
+    pub is_default: bool,
+    /// Source `DYNAMIC_TOPIC_CONFIG`: set on this topic.
+    pub topic_override: bool,
+    pub read_only: bool,
+    pub sensitive: bool,
+}
+
+/// The built-in exclusions plus `--config-exclude`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Excludes(Vec<String>);
+
+impl Excludes {
+    pub fn new(extra: &[String]) -> Self {
+        let mut all: Vec<String> = EXCLUDED.iter().map(|s| s.to_string()).collect();
+        all.extend(extra.iter().map(|s| s.trim().to_string()));
+        Excludes(all)
+    }
+
+    pub fn excludes(&self, key: &str) -> bool {
+        self.0
+            .iter()
+            .any(|pattern| match pattern.strip_suffix('*') {
+                Some(prefix) => key.starts_with(prefix),
+                None => key == pattern,
+            })
+    }
+}
+
+/// The keys set on a topic, by the rule in the module doc.
+fn set_on_topic(entries: &[Entry]) -> impl Iterator<Item = &Entry> {
+    let full_answer = ALWAYS_LISTED
+        .iter()
+        .all(|k| entries.iter().any(|e| e.name == *k));
+    let marks_overrides = entries.iter().any(|e| e.topic_override || !e.is_default);
+    let only_set_keys = !full_answer && !marks_overrides;
+    entries
+        .iter()
+        .filter(move |e| only_set_keys || e.topic_override || !e.is_default)
+}
+
+/// What a target topic copying a source topic with `source` entries is created with.
+pub fn to_copy(source: &[Entry], excludes: &Excludes) -> BTreeMap<String, String> {
+    set_on_topic(source)
+        .filter(|e| !e.read_only && !e.sensitive && !excludes.excludes(&e.name))
+        .filter_map(|e| Some((e.name.clone(), e.value.clone()?)))
+        .collect()
+}
+
+/// A copied key whose value differs between the two topics.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Drift {
+    pub key: String,
+    pub source: String,
+    /// `None`: the target does not report the key (a broker that lists only set keys).
+    pub target: Option<String>,
+}
+
+/// The copied keys (`to_copy` of the source) whose target value differs. Keys set only on
+/// the target are left alone: they are the target's own choice.
+pub fn drift(copied: &BTreeMap<String, String>, target: &[Entry]) -> Vec<Drift> {
+    copied
+        .iter()
+        .filter_map(|(key, value)| {
+            let there = target
+                .iter()
+                .find(|e| &e.name == key)
+                .and_then(|e| e.value.clone());
+            (there.as_deref() != Some(value.as_str())).then(|| Drift {
+                key: key.clone(),
+                source: value.clone(),
+                target: there,
+            })
+        })
+        .collect()
+}
+
+/// `key: source 'x', target 'y'` for warnings and errors.
+pub fn describe(d: &Drift) -> String {
+    format!(
+        "{}: source '{}', target {}",
+        d.key,
+        d.source,
+        d.target
+            .as_deref()
+            .map_or_else(|| "not set".to_string(), |t| format!("'{t}'"))
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(name: &str, value: &str, is_default: bool, topic_override: bool) -> Entry {
+        Entry {
+            name: name.into(),
+            value: Some(value.into()),
+            is_default,
+            topic_override,
+            read_only: false,
+            sensitive: false,
+        }
+    }
+
+    /// A Kafka answer: every key, overrides marked.
+    fn kafka(overrides: &[(&str, &str)]) -> Vec<Entry> {
+        let mut v: Vec<Entry> = [
+            ("cleanup.policy", "delete"),
+            ("retention.ms", "604800000"),
+            ("segment.bytes", "1073741824"),
+            ("min.insync.replicas", "1"),
+            ("compression.type", "producer"),
+        ]
+        .iter()
+        .filter(|(k, _)| !overrides.iter().any(|(o, _)| o == k))
+        .map(|(k, v)| entry(k, v, true, false))
+        .collect();
+        v.extend(overrides.iter().map(|(k, v)| entry(k, v, false, true)));
+        v
+    }
+
+    #[test]
+    fn kafka_overrides_travel_and_defaults_stay_behind() {
+        let source = kafka(&[
+            ("cleanup.policy", "compact"),
+            ("retention.ms", "3600000"),
+            ("min.insync.replicas", "2"),
+        ]);
+        let copy = to_copy(&source, &Excludes::new(&[]));
+        assert_eq!(
+            copy.into_iter().collect::<Vec<_>>(),
+            vec![
+                ("cleanup.policy".to_string(), "compact".to_string()),
+                ("retention.ms".to_string(), "3600000".to_string())
+            ]
+        );
+        assert!(to_copy(&kafka(&[]), &Excludes::new(&[])).is_empty());
+    }
+
+    #[test]
+    fn a_broker_listing_only_set_keys_as_defaults_copies_them_all() {
+        // tansu 0.6: only the keys set at creation, each flagged default.
+        let source = vec![
+            entry("cleanup.policy", "compact", true, false),
+            entry("segment.ms", "60000", true, false),
+            entry("min.insync.replicas", "2", true, false),
+        ];
+        let copy = to_copy(&source, &Excludes::new(&["segment.*".into()]));
+        assert_eq!(copy.len(), 1, "{copy:?}");
+        assert_eq!(copy["cleanup.policy"], "compact");
+    }
+
+    #[test]
+    fn read_only_sensitive_and_valueless_keys_never_travel() {
+        let mut ro = entry("retention.bytes", "10", false, true);
+        ro.read_only = true;
+        let mut secret = entry("x.secret", "s", false, true);
+        secret.sensitive = true;
+        let mut none = entry("segment.ms", "", false, true);
+        none.value = None;
+        assert!(to_copy(&[ro, secret, none], &Excludes::new(&[])).is_empty());
+    }
+
+    #[test]
+    fn excludes_match_keys_and_prefixes() {
+        let ex = Excludes::new(&["retention.*".into(), " segment.ms ".into()]);
+        assert!(ex.excludes("min.insync.replicas"));
+        assert!(ex.excludes("confluent.placement.constraints"));
+        assert!(ex.excludes("retention.bytes"));
+        assert!(ex.excludes("segment.ms"));
+        assert!(!ex.excludes("segment.bytes"));
+        assert!(!ex.excludes("cleanup.policy"));
+    }
+
+    #[test]
+    fn drift_names_differing_and_missing_keys_only() {
+        let copied: BTreeMap<String, String> = [
+            ("cleanup.policy", "compact"),
+            ("retention.ms", "3600000"),
+            ("segment.ms", "60000"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let target = vec![
+            entry("cleanup.policy", "compact", false, true),
+            entry("retention.ms", "7200000", false, true),
+            entry("min.insync.replicas", "3", false, true),
+        ];
+        let d = drift(&copied, &target);
+        assert_eq!(d.len(), 2, "{d:?}");
+        assert_eq!(
+            describe(&d[0]),
+            "retention.ms: source '3600000', target '7200000'"
+        );
+        assert_eq!(
+            describe(&d[1]),
+            "segment.ms: source '60000', target not set"
+        );
+    }
+}

@@ -1,0 +1,324 @@
+//! Continuous discovery: a run without `--until-caught-up` looks at the source's topics
+//! again every `--refresh-topics`. New matching topics are checked like the first ones (and
+//! created with `--create-topics`), deleted ones stop being copied, and a partition count
+//! that grew is followed only when the target has (or, with `--create-topics`, gets) as many
+//! partitions: a record always keeps its partition number, so it is never copied into the
+//! wrong one.
+//!
+//! The decision is the pure [`changes`]; [`refresh`] reads both clusters and acts on it.
+
+use std::collections::{BTreeSet, HashMap};
+
+use rdkafka::admin::{AdminOptions, NewPartitions};
+
+use super::admin;
+use super::check::{realise, TopicCheck};
+use super::drift::compare_configs;
+use super::{metadata, Route};
+use crate::options::{RunOptions, TopicSelection};
+
+/// How the source's topics moved since the last look.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Changes {
+    /// Newly selected topics (their target not yet checked).
+    pub added: Vec<Route>,
+    /// Copied topics the source no longer has.
+    pub deleted: Vec<Route>,
+    /// Copied topics with more source partitions than before: the route with its new count.
+    pub grown: Vec<Route>,
+}
+
+impl Changes {
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.deleted.is_empty() && self.grown.is_empty()
+    }
+}
+
+/// Compares the routes being copied with the source's topics now (pure). Targets named by
+/// `rename` that another route already uses are not added (the start-up check refuses
+/// such a pair; here the run goes on with the first).
+pub fn changes(
+    current: &[Route],
+    source: &HashMap<String, i32>,
+    topics: &TopicSelection,
+    exclude: Option<&TopicSelection>,
+    rename: &str,
+) -> Changes {
+    let mut names: BTreeSet<&String> = source
+        .keys()
+        .filter(|t| match topics {
+            TopicSelection::List(l) => l.contains(t),
+            TopicSelection::Regex(re) => !t.starts_with("__") && re.is_match(t),
+        })
+        .collect();
+    if let Some(ex) = exclude {
+        names.retain(|t| !ex.matches(t));
+    }
+    let mut out = Changes::default();
+    let mut targets: BTreeSet<String> = BTreeSet::new();
+    for r in current {
+        match source.get(&r.source) {
+            None => out.deleted.push(r.clone()),
+            Some(&n) if n > r.partitions => out.grown.push(Route {
+                partitions: n,
+                ..r.clone()
+            }),
+            Some(_) => {}
+        }
+        targets.insert(r.target.clone());
+    }
+    for name in names {
+        if current.iter().any(|r| &r.source == name) {
+            continue;
+        }
+        let target = rename.replace("{topic}", name);
+        if targets.insert(target.clone()) {
+            out.added.push(Route {
+                source: name.clone(),
+                target,
+                partitions: source.get(name).copied().unwrap_or_default(),
+            });
+        }
+    }
+    out
+}
+
+/// What to do about a source topic that grew to `grown.partitions`.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Growth {
+    /// The target has as many partitions: copy them all.
+    Follow,
+    /// `--create-topics`: add partitions to the target first.
+    AddPartitions,
+    /// The run stops (exit 1), saying why.
+    Stop(String),
+}
+
+/// The decision for a grown source topic whose target has `have` partitions (pure).
+pub fn growth(grown: &Route, have: i32, create_topics: bool) -> Growth {
+    if have >= grown.partitions {
+        Growth::Follow
+    } else if create_topics {
+        Growth::AddPartitions
+    } else {
+        Growth::Stop(format!(
+            "source topic '{}' grew to {} partitions but target topic '{}' has {have}: add partitions to the target (or run with --create-topics), then run again; nothing was copied into another partition",
+            grown.source, grown.partitions, grown.target
+        ))
+    }
+}
+
+/// What a refresh decided.
+#[derive(Debug, Default)]
+pub struct Refresh {
+    /// Every route to copy from now on.
+    pub routes: Vec<Route>,
+    /// Of those, the new ones (their target topics exist now).
+    pub added: Vec<Route>,
+    /// Something changed: the source partitions to read must be set again.
+    pub changed: bool,
+    /// Lines for the user.
+    pub warnings: Vec<String>,
+}
+
+/// Looks at both clusters and decides what to copy from now on. `skipped` holds topics
+/// already warned about (a topic whose target is missing is warned about once, and picked
+/// up at a later refresh once its target exists). An error ends the run with exit 1.
+pub fn refresh(
+    opts: &RunOptions,
+    current: &[Route],
+    skipped: &mut BTreeSet<String>,
+) -> std::result::Result<Refresh, String> {
+    let mut out = Refresh {
+        routes: current.to_vec(),
+        ..Refresh::default()
+    };
+    let looked = metadata(&opts.from, "source", "--from", opts.timeout)
+        .and_then(|s| Ok((s, metadata(&opts.to, "target", "--to", opts.timeout)?)));
+    let ((_, source), (target_meta, target)) = match looked {
+        Ok(x) => x,
+        Err(e) => {
+            // A broker blip: the copy itself notices a real outage; look again next time.
+            log::warn!("topic refresh skipped: {e}");
+            return Ok(out);
+        }
+    };
+    let found = changes(
+        current,
+        &source,
+        &opts.topics,
+        opts.exclude.as_ref(),
+        &opts.rename,
+    );
+    if found.is_empty() {
+        return Ok(out);
+    }
+    for r in &found.deleted {
+        out.warnings.push(format!(
+            "source topic '{}' was deleted: it is no longer copied (records copied so far stay on target topic '{}')",
+            r.source, r.target
+        ));
+        out.routes.retain(|x| x.source != r.source);
+        out.changed = true;
+    }
+    for r in &found.grown {
+        let have = target.get(&r.target).copied().unwrap_or_default();
+        match growth(r, have, opts.create_topics) {
+            Growth::Follow => {}
+            Growth::AddPartitions => add_partitions(opts, r)?,
+            Growth::Stop(why) => return Err(why),
+        }
+        out.warnings.push(format!(
+            "source topic '{}' grew to {} partitions: copying them all",
+            r.source, r.partitions
+        ));
+        if let Some(x) = out.routes.iter_mut().find(|x| x.source == r.source) {
+            x.partitions = r.partitions;
+        }
+        out.changed = true;
+    }
+    let mut checks = Vec::new();
+    for r in found.added {
+        let have = target.get(&r.target).copied();
+        let why = match have {
+            Some(n) if n < r.partitions => format!(
+                "new source topic '{}' is not copied: target topic '{}' has {n} partitions, fewer than its {}; add partitions to the target",
+                r.source, r.target, r.partitions
+            ),
+            None if !opts.create_topics => format!(
+                "new source topic '{}' is not copied: target topic '{}' does not exist on '{}'; create it with {} partitions (it is picked up at the next refresh), or run with --create-topics",
+                r.source, r.target, opts.to.name, r.partitions
+            ),
+            _ => {
+                skipped.remove(&r.source);
+                checks.push(TopicCheck {
+                    route: r,
+                    target_partitions: have,
+                    create_configs: Default::default(),
+                    drift: Vec::new(),
+                });
+                continue;
+            }
+        };
+        if skipped.insert(r.source.clone()) {
+            out.warnings.push(why);
+        }
+    }
+    if !checks.is_empty() {
+        let warnings = compare_configs(opts, &mut checks, false).map_err(|e| e.to_string())?;
+        out.warnings.extend(warnings);
+        realise(opts, &checks, &target_meta).map_err(|e| e.to_string())?;
+        for c in checks {
+            out.warnings.push(format!(
+                "new source topic '{}' ({} partitions) is copied to '{}'{}",
+                c.route.source,
+                c.route.partitions,
+                c.route.target,
+                if c.target_partitions.is_none() {
+                    " (created)"
+                } else {
+                    ""
+                }
+            ));
+            out.routes.push(c.route.clone());
+            out.added.push(c.route);
+        }
+        out.changed = true;
+    }
+    Ok(out)
+}
+
+/// CreatePartitions on the target (Apache Kafka; tansu answers UNSUPPORTED_FEATURE).
+fn add_partitions(opts: &RunOptions, r: &Route) -> std::result::Result<(), String> {
+    let admin = admin::admin(&opts.to, "target").map_err(|e| e.to_string())?;
+    let new = NewPartitions::new(&r.target, r.partitions as usize);
+    let admin_opts = AdminOptions::new().operation_timeout(Some(opts.timeout));
+    let failed = |why: String| {
+        format!(
+            "source topic '{}' grew to {} partitions and target topic '{}' could not follow: {why}; add partitions to the target, then run again",
+            r.source, r.partitions, r.target
+        )
+    };
+    let results = admin::block_on(admin.create_partitions([&new], &admin_opts), opts.timeout)
+        .ok_or_else(|| failed(format!("no answer within {:?}", opts.timeout)))?
+        .map_err(|e| failed(e.to_string()))?;
+    for res in results {
+        res.map_err(|(_, code)| failed(code.to_string()))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn route(source: &str, partitions: i32) -> Route {
+        Route {
+            source: source.into(),
+            target: format!("b.{source}"),
+            partitions,
+        }
+    }
+
+    fn source(topics: &[(&str, i32)]) -> HashMap<String, i32> {
+        topics.iter().map(|(t, n)| (t.to_string(), *n)).collect()
+    }
+
+    #[test]
+    fn new_deleted_and_grown_topics() {
+        let re = TopicSelection::parse("^ev\\..*").unwrap();
+        let ex = TopicSelection::parse("ev.skip").unwrap();
+        let current = [route("ev.a", 2), route("ev.gone", 1), route("ev.c", 1)];
+        let now = source(&[
+            ("ev.a", 2),
+            ("ev.c", 3),
+            ("ev.b", 4),
+            ("ev.skip", 1),
+            ("other", 1),
+            ("__ev.internal", 1),
+        ]);
+        let c = changes(&current, &now, &re, Some(&ex), "b.{topic}");
+        assert_eq!(c.added, vec![route("ev.b", 4)]);
+        assert_eq!(c.deleted, vec![route("ev.gone", 1)]);
+        assert_eq!(c.grown, vec![route("ev.c", 3)]);
+    }
+
+    #[test]
+    fn nothing_moved_and_lists_never_grow() {
+        let list = TopicSelection::parse("a,b").unwrap();
+        let current = [route("a", 1)];
+        let now = source(&[("a", 1), ("c", 1)]);
+        assert!(changes(&current, &now, &list, None, "b.{topic}").is_empty());
+        // A listed topic that appears (created after the start) is added.
+        let now = source(&[("a", 1), ("b", 2)]);
+        let c = changes(&current, &now, &list, None, "b.{topic}");
+        assert_eq!(c.added, vec![route("b", 2)]);
+    }
+
+    #[test]
+    fn a_grown_topic_is_followed_only_when_the_target_can_follow() {
+        let r = route("ev.c", 3);
+        assert_eq!(growth(&r, 3, false), Growth::Follow);
+        assert_eq!(growth(&r, 4, false), Growth::Follow);
+        assert_eq!(growth(&r, 2, true), Growth::AddPartitions);
+        match growth(&r, 2, false) {
+            Growth::Stop(why) => assert!(
+                why.contains("'ev.c' grew to 3 partitions but target topic 'b.ev.c' has 2"),
+                "{why}"
+            ),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_target_name_in_use_is_not_added_twice() {
+        let re = TopicSelection::parse("^x").unwrap();
+        let current = [Route {
+            source: "x1".into(),
+            target: "one".into(),
+            partitions: 1,
+        }];
+        let now = source(&[("x1", 1), ("x2", 1)]);
+        assert!(changes(&current, &now, &re, None, "one").added.is_empty());
+    }
+}

@@ -1,0 +1,204 @@
+//! Issue 12: a continuous run with a regex looks at the source's topics again every
+//! `--refresh-topics`: a new matching topic is copied in full, one matching `--exclude` is
+//! not, and a deleted one stops being copied while the others go on.
+//!
+//! tansu 0.6 answers a metadata request naming a deleted topic with a null topic name and no
+//! error, and librdkafka 2.12 then crashes (SIGSEGV in rd_kafka_metadata_cache_find): any
+//! consumer that reads a topic deleted on tansu dies, with or without kreplicate. So the
+//! deletion test deletes a topic this process selected but does not read (another shard's
+//! partitions); a deleted topic that the process reads is handled the same way on Apache
+//! Kafka, where the consumer reports it as unknown and the refresh drops it.
+
+use std::process::Child;
+use std::time::{Duration, Instant};
+
+use kreplicate::shard::Shard;
+
+use crate::common::{self, Tansu};
+use crate::kr;
+
+/// Waits until `topic` on `bootstrap` holds `n` records; returns how long that took. On
+/// timeout, stops the run and shows what it printed.
+fn wait_for_records(
+    bootstrap: &str,
+    topic: &str,
+    n: usize,
+    limit: Duration,
+    child: &mut Option<Child>,
+) -> Duration {
+    let started = Instant::now();
+    loop {
+        let have = if kr::topics(bootstrap).iter().any(|t| t == topic) {
+            common::read_all(bootstrap, topic).len()
+        } else {
+            0
+        };
+        if have >= n {
+            return started.elapsed();
+        }
+        if started.elapsed() > limit {
+            if let Some(c) = child.take() {
+                kr::signal(&c, "KILL");
+                let run = kr::wait(c, Duration::from_secs(10));
+                eprintln!("kreplicate exit {} stderr:\n{}", run.code, run.stderr);
+            }
+            panic!("{topic} holds {have} of {n} records after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// End offsets of `topic`'s partitions on `bootstrap`, from what a reader sees.
+fn ends(bootstrap: &str, topic: &str, partitions: i32) -> Vec<i64> {
+    let got = common::read_all(bootstrap, topic);
+    (0..partitions)
+        .map(|p| {
+            got.iter()
+                .filter(|g| g.partition == p)
+                .map(|g| g.offset + 1)
+                .max()
+                .unwrap_or(-1)
+        })
+        .collect()
+}
+
+fn stop(child: &mut Option<Child>) -> kr::Run {
+    let child = child.take().expect("the run is still going");
+    kr::signal(&child, "INT");
+    let run = kr::wait(child, Duration::from_secs(60));
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.json()["status"], "stopped", "{run:?}");
+    run
+}
+
+fn continuous<'a>(ab: &'a str, bb: &'a str, guarantee: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "--from",
+        ab,
+        "--to",
+        bb,
+        "--topics",
+        "^ev\\..*",
+        "--exclude",
+        "ev.skip",
+        "--create-topics",
+        "--refresh-topics",
+        "1s",
+        "--group",
+        "g-disc",
+        "--guarantee",
+        guarantee,
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&kr::FAST_GROUP);
+    args
+}
+
+fn new_topics_are_copied(guarantee: &str) {
+    let a = Tansu::start(&format!("disc-a-{guarantee}"));
+    let b = Tansu::start(&format!("disc-b-{guarantee}"));
+    let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    common::create_topic(ab, "ev.a", 2);
+    common::produce(ab, "ev.a", &kr::records(50, 2, "a"));
+    let mut child = Some(kr::spawn(&continuous(ab, bb, guarantee, &[])));
+    wait_for_records(bb, "ev.a", 50, Duration::from_secs(60), &mut child);
+
+    common::create_topic(ab, "ev.b", 3);
+    common::produce(ab, "ev.b", &kr::records(60, 3, "b"));
+    common::create_topic(ab, "ev.skip", 1);
+    common::produce(ab, "ev.skip", &kr::records(5, 1, "s"));
+    let took = wait_for_records(bb, "ev.b", 60, Duration::from_secs(30), &mut child);
+    eprintln!("ev.b copied in full {took:?} after it was written (refresh every 1 s)");
+    // Two refresh intervals, plus the group's rejoin (1 s on tansu with FAST_GROUP) and
+    // the slack of a shared machine.
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    // The run goes on copying both.
+    common::produce(ab, "ev.a", &kr::records(20, 2, "a2"));
+    wait_for_records(bb, "ev.a", 70, Duration::from_secs(30), &mut child);
+    let run = stop(&mut child);
+    assert!(
+        run.stderr.contains(
+            "kreplicate: warning: new source topic 'ev.b' (3 partitions) is copied to 'ev.b' (created)"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("ev.skip"), "{}", run.stderr);
+    assert!(!kr::topics(bb).iter().any(|t| t == "ev.skip"));
+    let verify = kr::run(&[
+        "verify",
+        "--from",
+        ab,
+        "--to",
+        bb,
+        "--topics",
+        "^ev\\.[ab]$",
+    ]);
+    assert_eq!(verify.code, 0, "{verify:?}");
+    assert_eq!(
+        common::committed(ab, "g-disc", "ev.a", 2),
+        ends(ab, "ev.a", 2)
+    );
+    assert_eq!(
+        common::committed(ab, "g-disc", "ev.b", 3),
+        ends(ab, "ev.b", 3)
+    );
+}
+
+#[test]
+fn issue_12_discovery_copies_a_new_topic_in_full_and_skips_an_excluded_one() {
+    new_topics_are_copied("at-least-once");
+}
+
+#[test]
+fn issue_12_discovery_under_exactly_once() {
+    new_topics_are_copied("exactly-once");
+}
+
+#[test]
+fn issue_12_discovery_drops_a_deleted_topic_and_goes_on() {
+    let a = Tansu::start("disc-del-a");
+    let b = Tansu::start("disc-del-b");
+    let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    // A shard of two that owns some of ev.keep's partitions and none of ev.gone's.
+    let index = (1..=2)
+        .find(|&index| {
+            let s = Shard { index, count: 2 };
+            !s.owns("ev.gone", 0) && (0..4).any(|p| s.owns("ev.keep", p))
+        })
+        .expect("a shard owning ev.keep partitions only");
+    let shard = Shard { index, count: 2 };
+    let owned: Vec<i32> = (0..4).filter(|&p| shard.owns("ev.keep", p)).collect();
+    common::create_topic(ab, "ev.keep", 4);
+    common::create_topic(ab, "ev.gone", 1);
+    common::produce(ab, "ev.keep", &kr::records(40, 4, "k"));
+    common::produce(ab, "ev.gone", &kr::records(5, 1, "g"));
+    let shard_arg = format!("{index}/2");
+    let mut child = Some(kr::spawn(&continuous(
+        ab,
+        bb,
+        "at-least-once",
+        &["--shard", &shard_arg],
+    )));
+    let want = |n: usize| n * owned.len() / 4;
+    wait_for_records(bb, "ev.keep", want(40), Duration::from_secs(60), &mut child);
+
+    common::delete_topic(ab, "ev.gone");
+    std::thread::sleep(Duration::from_secs(3));
+    common::produce(ab, "ev.keep", &kr::records(40, 4, "k2"));
+    wait_for_records(bb, "ev.keep", want(80), Duration::from_secs(30), &mut child);
+    let run = stop(&mut child);
+    assert!(
+        run.stderr.contains(
+            "kreplicate: warning: source topic 'ev.gone' was deleted: it is no longer copied"
+        ),
+        "{}",
+        run.stderr
+    );
+    let committed = common::committed(ab, "g-disc", "ev.keep", 4);
+    let end = ends(ab, "ev.keep", 4);
+    for p in owned {
+        assert_eq!(committed[p as usize], end[p as usize], "ev.keep[{p}]");
+    }
+}
