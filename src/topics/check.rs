@@ -9,23 +9,10 @@ use rdkafka::admin::{AdminOptions, NewTopic, TopicReplication};
 use rdkafka::error::RDKafkaErrorCode;
 
 use super::admin::{self, Admin};
-use super::configs::Drift;
 use super::drift::{compare_configs, LaterDrift};
-use super::{metadata, same_cluster, select, topic_partitions, Metadata, Route};
+use super::{metadata, same_cluster, select, topic_partitions, Metadata, Route, TopicCheck};
 use crate::error::{Error, Result};
 use crate::options::RunOptions;
-
-/// One selected topic as a run would find it.
-#[derive(Debug, Clone)]
-pub struct TopicCheck {
-    pub route: Route,
-    /// The target topic's partition count; `None` when it does not exist.
-    pub target_partitions: Option<i32>,
-    /// Configs a missing target topic is created with (with `--create-topics`).
-    pub create_configs: BTreeMap<String, String>,
-    /// Copied configs an existing target topic differs in.
-    pub drift: Vec<Drift>,
-}
 
 /// Everything [`inspect`] found.
 pub struct Inspection {

@@ -12,8 +12,9 @@ use std::collections::{BTreeSet, HashMap};
 use rdkafka::admin::{AdminOptions, NewPartitions};
 
 use super::admin;
-use super::check::{realise, TopicCheck};
+use super::check::realise;
 use super::drift::compare_configs;
+use super::TopicCheck;
 use super::{metadata, Route};
 use crate::options::{RunOptions, TopicSelection};
 

@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use super::admin;
-use super::check::TopicCheck;
 use super::configs::{self, Drift, Entry, Excludes};
+use super::TopicCheck;
 use crate::error::{Error, Result};
 use crate::options::{ClusterSpec, RunOptions};
 

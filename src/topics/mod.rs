@@ -15,11 +15,13 @@ pub mod configs;
 mod discover;
 mod drift;
 
-pub use check::{apply, inspect, Applied, Inspection, TopicCheck};
+pub use check::{apply, inspect, Applied, Inspection};
 pub use discover::refresh;
 pub use drift::{config_differences, TopicDrift};
 
-use std::collections::HashMap;
+use self::configs::Drift;
+
+use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
 use rdkafka::consumer::{BaseConsumer, Consumer};
@@ -29,6 +31,18 @@ use crate::error::{Error, Result};
 use crate::kafka;
 use crate::options::{ClusterSpec, RunOptions, TopicSelection};
 use crate::shard::Shard;
+
+/// One selected topic as a run would find it.
+#[derive(Debug, Clone)]
+pub struct TopicCheck {
+    pub route: Route,
+    /// The target topic's partition count; `None` when it does not exist.
+    pub target_partitions: Option<i32>,
+    /// Configs a missing target topic is created with (with `--create-topics`).
+    pub create_configs: BTreeMap<String, String>,
+    /// Copied configs an existing target topic differs in.
+    pub drift: Vec<Drift>,
+}
 
 /// A source topic and where it goes.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,7 +3,6 @@
 
 use serde::Serialize;
 
-use super::report::Report;
 use crate::topics::configs::describe;
 use crate::topics::TopicDrift;
 
@@ -41,44 +40,5 @@ impl Configs {
             out.push_str(&format!("  {}: {}\n", d.target_topic, describe(&d.drift)));
         }
         out
-    }
-}
-
-impl Report {
-    /// Adds the config comparison; with `counted` (`--configs`) differences make the copy
-    /// inexact.
-    pub(super) fn add_configs(
-        &mut self,
-        found: std::result::Result<Vec<TopicDrift>, String>,
-        counted: bool,
-    ) {
-        self.configs = match found {
-            Ok(differences) => Configs {
-                compared: true,
-                note: None,
-                counted,
-                differences,
-            },
-            Err(why) => Configs {
-                compared: false,
-                note: Some(why),
-                counted,
-                differences: Vec::new(),
-            },
-        };
-        if counted && !self.configs.differences.is_empty() {
-            if self.exact {
-                self.verdict = format!(
-                    "DIFF: the records match, but {} copied topic configs differ",
-                    self.configs.differences.len()
-                );
-            } else {
-                self.verdict.push_str(&format!(
-                    "; {} copied topic configs differ",
-                    self.configs.differences.len()
-                ));
-            }
-            self.exact = false;
-        }
     }
 }

@@ -7,6 +7,7 @@ use serde::Serialize;
 use super::compare::{Example, MAX_EXAMPLES};
 use super::configs::Configs;
 use super::fingerprint::{Digest, Fingerprint};
+use crate::topics::TopicDrift;
 
 /// First and last offset of the records read from a partition.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -299,6 +300,45 @@ impl Report {
         out.push_str(&self.verdict);
         out.push('\n');
         out
+    }
+}
+
+impl Report {
+    /// Adds the config comparison; with `counted` (`--configs`) differences make the copy
+    /// inexact.
+    pub(super) fn add_configs(
+        &mut self,
+        found: std::result::Result<Vec<TopicDrift>, String>,
+        counted: bool,
+    ) {
+        self.configs = match found {
+            Ok(differences) => Configs {
+                compared: true,
+                note: None,
+                counted,
+                differences,
+            },
+            Err(why) => Configs {
+                compared: false,
+                note: Some(why),
+                counted,
+                differences: Vec::new(),
+            },
+        };
+        if counted && !self.configs.differences.is_empty() {
+            if self.exact {
+                self.verdict = format!(
+                    "DIFF: the records match, but {} copied topic configs differ",
+                    self.configs.differences.len()
+                );
+            } else {
+                self.verdict.push_str(&format!(
+                    "; {} copied topic configs differ",
+                    self.configs.differences.len()
+                ));
+            }
+            self.exact = false;
+        }
     }
 }
 
