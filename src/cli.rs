@@ -155,6 +155,12 @@ pub struct CopyArgs {
     #[arg(long, value_name = "I/N")]
     pub shard: Option<String>,
 
+    /// Copy records without the kreplicate.origin header (byte-identical headers); without it
+    /// the target cannot be resumed by exactly-once, groups cannot be translated and records
+    /// copied back by an opposite run cannot be recognised
+    #[arg(long)]
+    pub no_origin_header: bool,
+
     /// exactly-once: commit a transaction after this many records [default: 200000]
     #[arg(long, value_name = "N")]
     pub txn_max_records: Option<u64>,

@@ -273,6 +273,7 @@ pub fn run(args: &DemoArgs) -> Result<(Summary, bool)> {
         create_topics: false,
         replication_factor: None,
         shard: None,
+        origin_header: true,
         txn_max_records: 500,
         txn_max_bytes: 1 << 20,
         txn_max_time: Duration::from_millis(500),
@@ -327,7 +328,7 @@ pub fn run(args: &DemoArgs) -> Result<(Summary, bool)> {
             .unwrap_or_default()
     );
     let mut copied = read_all(&b_boot, TOPIC, PARTITIONS)?;
-    // exactly-once adds an origin header to every record.
+    // Every copied record carries an origin header.
     for r in &mut copied {
         r.headers.retain(|(k, _)| !k.starts_with("kreplicate."));
     }

@@ -128,6 +128,8 @@ pub struct RunOptions {
     pub txn_max_records: u64,
     pub txn_max_bytes: u64,
     pub txn_max_time: Duration,
+    /// Stamp every copied record with its origin (off with `--no-origin-header`).
+    pub origin_header: bool,
 }
 
 impl RunOptions {

@@ -20,6 +20,8 @@ pub struct Counters {
     pub assigned: AtomicU64,
     /// Of those, partitions with a committed position.
     pub committed: AtomicU64,
+    /// Source records not copied because their origin names the target cluster (loops).
+    pub skipped: AtomicU64,
     /// Records between the read positions and the partition ends; -1 until known.
     pub lag: AtomicI64,
     /// What the run waits for before it can copy (e.g. a group's assignment), if anything.
@@ -58,6 +60,7 @@ impl Default for Counters {
             bytes: AtomicU64::new(0),
             assigned: AtomicU64::new(0),
             committed: AtomicU64::new(0),
+            skipped: AtomicU64::new(0),
             lag: AtomicI64::new(-1),
             waiting: Mutex::new(None),
         }
@@ -109,6 +112,9 @@ pub struct Summary {
     pub records: u64,
     /// Key + value bytes of those records.
     pub bytes: u64,
+    /// Source records not copied because they came from the target cluster (their origin
+    /// header names it): what keeps two opposite runs A→B and B→A from looping.
+    pub skipped: u64,
     pub seconds: f64,
     /// `ok`, `failed`, `stopped` (first signal: flushed, verified, committed) or
     /// `interrupted` (second signal).
@@ -232,6 +238,7 @@ impl Summary {
         let mut summary = Summary::ended(&Identity::of(opts), started, status, failure, error_kind);
         summary.records = progress.records.load(Ordering::Relaxed);
         summary.bytes = progress.bytes.load(Ordering::Relaxed);
+        summary.skipped = progress.skipped.load(Ordering::Relaxed);
         summary.partitions = positions
             .into_iter()
             .map(|((topic, partition), end)| PartitionSummary {
@@ -299,6 +306,7 @@ impl Summary {
             guarantee: who.guarantee,
             records: 0,
             bytes: 0,
+            skipped: 0,
             seconds: elapsed.as_secs_f64(),
             status,
             error,

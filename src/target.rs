@@ -4,11 +4,12 @@
 use std::time::{Duration, Instant};
 
 use rdkafka::error::{KafkaError, KafkaResult, RDKafkaErrorCode};
-use rdkafka::message::{BorrowedMessage, Message, OwnedHeaders, ToBytes};
+use rdkafka::message::{BorrowedMessage, Header, Headers, Message, OwnedHeaders, ToBytes};
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer, ProducerContext};
 use rdkafka::util::IntoOpaque;
 
 use crate::error::{Error, Result};
+use crate::origin::{Stamp, ORIGIN_HEADER};
 use crate::topics::Route;
 
 // Source offsets travel as the delivery opaque (`usize`).
@@ -131,4 +132,39 @@ pub(crate) fn copy_record<'a, D: IntoOpaque>(
         record = record.headers(h);
     }
     record
+}
+
+/// The headers of the copy of `msg`: its own, then (unless `--no-origin-header`) its origin,
+/// written through `buf`, a buffer reused for every record. A record without headers and
+/// without a stamp costs nothing.
+pub(crate) fn headers_for(
+    msg: &BorrowedMessage<'_>,
+    stamp: Option<&Stamp>,
+    buf: &mut String,
+) -> Option<OwnedHeaders> {
+    let own = msg.headers().map(|h| h.detach());
+    let Some(stamp) = stamp else { return own };
+    stamp.write(buf, msg.topic(), msg.partition(), msg.offset());
+    let origin = Header {
+        key: ORIGIN_HEADER,
+        value: Some(buf.as_bytes()),
+    };
+    Some(
+        own.unwrap_or_else(|| OwnedHeaders::new_with_capacity(1))
+            .insert(origin),
+    )
+}
+
+/// True when `msg` was copied from the target cluster (an origin header names it): copying it
+/// back would loop between two runs A→B and B→A.
+pub(crate) fn copied_back(msg: &BorrowedMessage<'_>, stamp: Option<&Stamp>) -> bool {
+    let (Some(stamp), Some(headers)) = (stamp, msg.headers()) else {
+        return false;
+    };
+    stamp.loops(
+        headers
+            .iter()
+            .filter(|h| h.key == ORIGIN_HEADER)
+            .filter_map(|h| h.value),
+    )
 }

@@ -12,6 +12,7 @@ use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use crate::error::{Error, Result};
 use crate::kafka;
 use crate::options::{ClusterSpec, RunOptions, TopicSelection};
+use crate::origin::Stamp;
 use crate::shard::Shard;
 
 /// A source topic and where it goes.
@@ -22,9 +23,16 @@ pub struct Route {
     pub partitions: i32,
 }
 
+/// What the checks found: the routes, and the origin stamp (both clusters' identities) unless
+/// `--no-origin-header`.
+pub struct Checked {
+    pub routes: Vec<Route>,
+    pub stamp: Option<Stamp>,
+}
+
 /// Everything that can be checked before copying. Any error is a usage error: nothing was
 /// consumed, produced or committed. Creates missing target topics when asked.
-pub fn check(opts: &RunOptions) -> Result<Vec<Route>> {
+pub fn check(opts: &RunOptions) -> Result<Checked> {
     // Both clusters at once: each answer takes a connection setup and a round trip.
     let (source, target) = std::thread::scope(|s| {
         let target = s.spawn(|| metadata(&opts.to, "target", "--to", opts.timeout));
@@ -35,7 +43,8 @@ pub fn check(opts: &RunOptions) -> Result<Vec<Route>> {
     let routes = select(&opts.topics, &opts.rename, &source_topics, &opts.from.name)?;
     let (target_meta, target_topics) =
         target.map_err(|_| Error::failed("the target check thread panicked"))??;
-    if same_cluster(opts, &source_meta, &target_meta) {
+    let ids = cluster_ids(opts, &source_meta, &target_meta);
+    if same_cluster(opts, &ids) {
         if let Some(r) = routes.iter().find(|r| r.source == r.target) {
             return Err(Error::usage(format!(
                 "refusing to copy topic '{}' onto itself (same cluster, same name): use --rename",
@@ -65,7 +74,23 @@ pub fn check(opts: &RunOptions) -> Result<Vec<Route>> {
     if !missing.is_empty() {
         create_topics(opts, &missing, &target_meta)?;
     }
-    Ok(routes)
+    let stamp = opts.origin_header.then(|| {
+        let (source, target) = ids;
+        Stamp {
+            source: source.unwrap_or_else(|| opts.from.name.clone()),
+            target: target.unwrap_or_else(|| opts.to.name.clone()),
+        }
+    });
+    Ok(Checked { routes, stamp })
+}
+
+/// Both clusters' ids, where they report one.
+fn cluster_ids(opts: &RunOptions, a: &Metadata, b: &Metadata) -> (Option<String>, Option<String>) {
+    let timeout = opts.timeout.min(Duration::from_secs(5));
+    (
+        a.client().fetch_cluster_id(timeout),
+        b.client().fetch_cluster_id(timeout),
+    )
 }
 
 /// The source partitions of `routes` this shard owns; a usage error when it owns none.
@@ -178,12 +203,8 @@ pub fn select(
 }
 
 /// Same cluster when both report the same cluster id, or share a bootstrap address.
-fn same_cluster(opts: &RunOptions, a: &Metadata, b: &Metadata) -> bool {
-    let timeout = opts.timeout.min(Duration::from_secs(5));
-    if let (Some(x), Some(y)) = (
-        a.client().fetch_cluster_id(timeout),
-        b.client().fetch_cluster_id(timeout),
-    ) {
+fn same_cluster(opts: &RunOptions, ids: &(Option<String>, Option<String>)) -> bool {
+    if let (Some(x), Some(y)) = ids {
         return x == y;
     }
     let addrs = |s: &str| -> Vec<String> {

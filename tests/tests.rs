@@ -14,4 +14,5 @@ mod faults;
 mod groups;
 mod harness;
 mod progress;
+mod provenance;
 mod verify;

@@ -59,6 +59,7 @@ pub struct Defaults {
     pub txn_max_records: Option<u64>,
     pub txn_max_bytes: Option<String>,
     pub txn_max_time: Option<String>,
+    pub no_origin_header: Option<bool>,
 }
 
 /// Where the config file comes from: `--config`, then `$KREPLICATE_CONFIG`, then the default.
@@ -287,6 +288,12 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
             "--txn-max-records, --txn-max-bytes and --txn-max-time must be greater than zero",
         ));
     }
+    let origin_header = !(args.no_origin_header || d.no_origin_header.unwrap_or(false));
+    if !origin_header && guarantee == Guarantee::ExactlyOnce {
+        return Err(Error::usage(
+            "--no-origin-header cannot be used with --guarantee exactly-once: the target resumes from the origin headers",
+        ));
+    }
     let replication_factor = args.replication_factor.or(d.replication_factor);
     if let Some(rf) = replication_factor {
         if rf < 1 {
@@ -314,6 +321,7 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
         txn_max_records,
         txn_max_bytes,
         txn_max_time,
+        origin_header,
     })
 }
 

@@ -30,11 +30,12 @@ impl Replicator {
     pub fn prepare(opts: &RunOptions, progress: Arc<Counters>) -> Result<Self> {
         let consumer_cfg = kafka::consumer_config(opts)?;
         let producer_cfg = kafka::producer_config(opts)?;
-        let routes = topics::check(opts)?;
+        let topics::Checked { routes, stamp } = topics::check(opts)?;
         let engine = match opts.guarantee {
             Guarantee::ExactlyOnce => Engine::Transactional(transactional::Exactly::new(
                 opts,
                 routes,
+                stamp,
                 progress,
                 consumer_cfg,
                 producer_cfg,
@@ -42,6 +43,7 @@ impl Replicator {
             _ => Engine::Acked(acked::Acked::new(
                 opts,
                 routes,
+                stamp,
                 progress,
                 consumer_cfg,
                 producer_cfg,

@@ -11,6 +11,7 @@
 mod callbacks;
 mod state;
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -28,6 +29,7 @@ use crate::error::Result;
 use crate::kafka;
 use crate::offsets::NextOffset;
 use crate::options::{Guarantee, RunOptions};
+use crate::origin::Stamp;
 use crate::report::{Counters, PartitionEnd, Summary};
 use crate::source::{self, classify, Polled, Warner};
 use crate::target::{self, NotSent};
@@ -42,12 +44,17 @@ pub(super) struct Acked {
     shared: Arc<Shared>,
     producer: Arc<Target>,
     consumer: Source,
+    /// The origin stamped on every record (none with `--no-origin-header`), and the buffer
+    /// its value is written through for each record.
+    stamp: Option<Stamp>,
+    origin: RefCell<String>,
 }
 
 impl Acked {
     pub(super) fn new(
         opts: &RunOptions,
         routes: Vec<Route>,
+        stamp: Option<Stamp>,
         progress: Arc<Counters>,
         consumer_cfg: rdkafka::ClientConfig,
         producer_cfg: rdkafka::ClientConfig,
@@ -98,6 +105,8 @@ impl Acked {
             shared,
             producer,
             consumer,
+            stamp,
+            origin: RefCell::new(String::new()),
         })
     }
 
@@ -246,6 +255,7 @@ impl Acked {
             return;
         };
         let (partition, offset) = (msg.partition(), msg.offset());
+        let skip = target::copied_back(msg, self.stamp.as_ref());
         {
             let mut st = self.shared.lock();
             let Some(part) = st.parts.get_mut(target).and_then(|p| p.get_mut(&partition)) else {
@@ -259,8 +269,14 @@ impl Acked {
                 ));
                 return;
             }
+            if skip {
+                // Came from the target: done without copying, so the position moves past it.
+                let _ = part.tracker.acked(offset);
+                self.shared.progress.skipped.fetch_add(1, Ordering::Relaxed);
+                return;
+            }
         }
-        let headers = msg.headers().map(|h| h.detach());
+        let headers = target::headers_for(msg, self.stamp.as_ref(), &mut self.origin.borrow_mut());
         let record = target::copy_record(msg, target, headers, offset as usize);
         let give_up = || stop.load(Ordering::Relaxed) || self.shared.lock().failure.is_some();
         if let Err(NotSent::Refused(e)) = target::send(&self.producer, record, give_up) {

@@ -1,7 +1,7 @@
 //! The `exactly-once` engine: the target is its own checkpoint.
 //!
 //! Every copied record carries its origin in one header, `kreplicate.origin` =
-//! `<source topic>/<partition>/<offset>`. Each target partition has one writer: a
+//! `<source cluster>/<source topic>/<partition>/<offset>` (see [`crate::origin`]). Each target partition has one writer: a
 //! transactional producer whose `transactional.id` belongs to a fixed set of source partitions
 //! (a static shard `i/n`), so a restart fences its zombie. After `init_transactions` (which
 //! closes any transaction the zombie left open), kreplicate reads the tail of each target
@@ -22,16 +22,17 @@ use std::time::{Duration, Instant};
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
 use rdkafka::error::KafkaError;
-use rdkafka::message::{BorrowedMessage, Header, Message, OwnedHeaders};
+use rdkafka::message::{BorrowedMessage, Message};
 use rdkafka::producer::{BaseProducer, Producer};
 use rdkafka::{Offset, TopicPartitionList};
 
 use self::refusals::{Refusal, Reports};
+use crate::error::Error;
 use crate::error::Result;
 use crate::kafka;
 use crate::offsets::NextOffset;
 use crate::options::{RunOptions, StartPosition};
-use crate::origin::{write_origin, ORIGIN_HEADER};
+use crate::origin::Stamp;
 use crate::report::{Copied, Counters, PartitionEnd, Summary};
 use crate::source::{self, classify, Ends, Polled, Warner};
 use crate::target::{self, NotSent};
@@ -73,6 +74,7 @@ pub(super) struct Exactly {
     aborts_in_a_row: u32,
     transactional_id: String,
     scratch: Scratch,
+    stamp: Stamp,
 }
 
 /// Buffers reused for every record, so that copying one allocates nothing of ours.
@@ -86,10 +88,14 @@ impl Exactly {
     pub(super) fn new(
         opts: &RunOptions,
         routes: Vec<Route>,
+        stamp: Option<Stamp>,
         progress: Arc<Counters>,
         consumer_cfg: ClientConfig,
         producer_cfg: ClientConfig,
     ) -> Result<Self> {
+        let stamp = stamp.ok_or_else(|| {
+            Error::usage("exactly-once needs the origin header: drop --no-origin-header")
+        })?;
         let shard = opts.shard.unwrap_or_default();
         let parts: BTreeMap<(String, i32), Owned> = topics::owned(&shard, &routes)?
             .into_iter()
@@ -126,6 +132,7 @@ impl Exactly {
             aborts_in_a_row: 0,
             transactional_id: shard.transactional_id(&opts.group),
             scratch: Scratch::default(),
+            stamp,
         })
     }
 
@@ -257,7 +264,7 @@ impl Exactly {
                         &mut self.parts,
                         &mut self.txn,
                         &mut self.scratch,
-                        &msg,
+                        (&msg, &self.stamp, &self.progress),
                         stop,
                     );
                     drop(msg);
@@ -319,7 +326,7 @@ fn forward(
     parts: &mut BTreeMap<(String, i32), Owned>,
     txn: &mut Txn,
     scratch: &mut Scratch,
-    msg: &BorrowedMessage<'_>,
+    (msg, stamp, progress): (&BorrowedMessage<'_>, &Stamp, &Counters),
     stop: &AtomicBool,
 ) -> std::result::Result<(), (KafkaError, Option<Box<Refusal>>)> {
     scratch.key.0.clear();
@@ -328,6 +335,15 @@ fn forward(
     let Some(owned) = parts.get_mut(&scratch.key) else {
         return Ok(());
     };
+    if target::copied_back(msg, Some(stamp)) {
+        progress.skipped.fetch_add(1, Ordering::Relaxed);
+        // Covered by the open transaction's commit, if any; otherwise read again (and skipped
+        // again) after a restart.
+        if txn.open {
+            owned.sent = Some(NextOffset::after(msg.offset()));
+        }
+        return Ok(());
+    }
     if !txn.open {
         producer.begin_transaction().map_err(|e| (e, None))?;
         *txn = Txn {
@@ -336,20 +352,8 @@ fn forward(
             ..Txn::default()
         };
     }
-    write_origin(
-        &mut scratch.origin,
-        &scratch.key.0,
-        scratch.key.1,
-        msg.offset(),
-    );
-    let headers = msg
-        .headers()
-        .map_or_else(|| OwnedHeaders::new_with_capacity(1), |h| h.detach())
-        .insert(Header {
-            key: ORIGIN_HEADER,
-            value: Some(scratch.origin.as_bytes()),
-        });
-    let record = target::copy_record(msg, &owned.target, Some(headers), msg.offset() as usize);
+    let headers = target::headers_for(msg, Some(stamp), &mut scratch.origin);
+    let record = target::copy_record(msg, &owned.target, headers, msg.offset() as usize);
     match target::send(producer, record, || stop.load(Ordering::Relaxed)) {
         Ok(()) => {}
         // Stopping: the transaction commits what was sent before this record.
