@@ -32,6 +32,7 @@ pub mod shard;
 mod source;
 mod target;
 mod topics;
+mod trail;
 mod verify;
 
 /// The config file parser, for tests that check the README's example.
