@@ -67,6 +67,9 @@ pub enum Command {
     /// Compare source and target partition by partition: counts, offset ranges and a digest
     /// of key, value, headers and timestamp in order; exit 0 when the target is an exact copy
     Verify(VerifyArgs),
+    /// Translate the committed positions of the source's consumer groups to the target (exact,
+    /// from the origin of every copied record) and commit them to the same-named target groups
+    Groups(GroupsArgs),
     /// Write the man page and shell completions (man/, completions/) under DIR
     #[command(hide = true)]
     Generate {
@@ -236,6 +239,36 @@ pub struct VerifyArgs {
     /// Longest wait for a broker: metadata at start, and the next record or end of a
     /// partition while reading (e.g. 500ms, 30s, 2m) [default: defaults.timeout in the config
     /// file, else 30s]
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<String>,
+}
+
+/// Flags of `kreplicate groups`.
+#[derive(Debug, Default, Args)]
+pub struct GroupsArgs {
+    #[command(flatten)]
+    pub ends: EndpointArgs,
+
+    /// Source consumer groups: a comma list, or a regex when it starts with '^' [default: every
+    /// group with committed positions on --topics, except kreplicate's own (kreplicate*)]
+    #[arg(long, value_name = "LIST|^REGEX")]
+    pub groups: Option<String>,
+
+    /// Print the table (group, topic, partition, source and target position, status) and
+    /// commit nothing
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Also move a target group back when its committed position is past the translated one
+    #[arg(long)]
+    pub allow_rewind: bool,
+
+    /// Print one JSON object on stdout instead of the table
+    #[arg(long)]
+    pub json: bool,
+
+    /// Longest wait for a broker request or read (e.g. 500ms, 30s, 2m) [default:
+    /// defaults.timeout in the config file, else 30s]
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
 }

@@ -2,10 +2,11 @@
 //!
 //! The binary is a thin wrapper over [`run_cli`]. Layers, each importing only layers below it:
 //! 1. `lib` parses, dispatches, prints and maps the outcome to an [`error::Exit`]; nothing
-//!    imports `lib`, `demo` or `verify`.
+//!    imports `lib`, `demo`, `verify` or `groups`.
 //! 2. `engine` picks one of two engines, `acked` (none, at-least-once) or `transactional`
 //!    (exactly-once), which never import each other; `verify` compares the two sides and
-//!    never imports an engine.
+//!    never imports an engine; `groups` translates consumer group positions through the
+//!    positions index (`trail`) the engines write, and never imports an engine either.
 //! 3. `source` (assign, classify a poll, ends, gaps, lag) and `target` (record mapping, one
 //!    send path, flush) serve the engines, `source` also `verify`; they never import each other.
 //!    `report` counts and summarises a run; `progress` shows it on the terminal.
@@ -13,13 +14,14 @@
 //!    run's vocabulary from `options`; `config` turns `cli` flags and the YAML into `options`;
 //!    `cli` imports only `options`.
 //! 5. Leaves import nothing of the crate but other leaves: `error`, `offsets`, `origin`,
-//!    `shard`, `mock`.
+//!    `shard`, `mock`, `trail`.
 
 mod cli;
 mod config;
 mod demo;
 mod engine;
 pub mod error;
+mod groups;
 mod kafka;
 mod manual;
 pub mod mock;
@@ -67,7 +69,9 @@ where
             let exit = clap_error(&e);
             // A copy run's script that asked for JSON gets its line even when the flags are
             // wrong (verify and demo print other objects).
-            let subcommand = args.get(1).is_some_and(|a| a == "verify" || a == "demo");
+            let subcommand = args
+                .get(1)
+                .is_some_and(|a| a == "verify" || a == "demo" || a == "groups");
             if exit == Exit::Usage && !subcommand && args.iter().any(|a| a == "--json") {
                 let err = Error::usage(clap_line(&e.to_string()));
                 print_json(&Summary::of_error(&Identity::default(), started, &err));
@@ -79,6 +83,8 @@ where
         Some(Command::Demo(args)) => run_demo(args),
         // verify's 1 means "the target differs": any error of its own is 2.
         Some(Command::Verify(args)) => verify::run(args).map_err(Error::usage),
+        // Like verify's, groups' 1 is an outcome (some groups not translated).
+        Some(Command::Groups(args)) => groups::run(args),
         Some(Command::Generate { dir }) => manual::generate(dir)
             .map(|()| Exit::Done)
             .map_err(|e| Error::usage(format!("cannot write into {}: {e}", dir.display()))),

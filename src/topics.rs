@@ -14,6 +14,7 @@ use crate::kafka;
 use crate::options::{ClusterSpec, RunOptions, TopicSelection};
 use crate::origin::Stamp;
 use crate::shard::Shard;
+use crate::trail::INDEX_TOPIC;
 
 /// A source topic and where it goes.
 #[derive(Debug, Clone)]
@@ -28,6 +29,9 @@ pub struct Route {
 pub struct Checked {
     pub routes: Vec<Route>,
     pub stamp: Option<Stamp>,
+    /// The positions index topic exists on the target (created when missing), so commits
+    /// write entries to it; else why not.
+    pub index: std::result::Result<(), String>,
 }
 
 /// Everything that can be checked before copying. Any error is a usage error: nothing was
@@ -81,7 +85,72 @@ pub fn check(opts: &RunOptions) -> Result<Checked> {
             target: target.unwrap_or_else(|| opts.to.name.clone()),
         }
     });
-    Ok(Checked { routes, stamp })
+    let index = match stamp {
+        Some(_) => index_topic(opts, &target_topics, &target_meta),
+        None => Err("--no-origin-header".into()),
+    };
+    Ok(Checked {
+        routes,
+        stamp,
+        index,
+    })
+}
+
+/// Makes sure the positions index topic exists on the target (one partition, compacted).
+fn index_topic(
+    opts: &RunOptions,
+    existing: &HashMap<String, i32>,
+    target: &Metadata,
+) -> std::result::Result<(), String> {
+    if existing.contains_key(INDEX_TOPIC) {
+        return Ok(());
+    }
+    kafka::admin_config(&opts.to)
+        .create::<AdminClient<DefaultClientContext>>()
+        .map_err(|e| e.to_string())
+        .and_then(|admin| {
+            let rf = opts.replication_factor.unwrap_or(-1);
+            let topic = NewTopic::new(INDEX_TOPIC, 1, TopicReplication::Fixed(rf))
+                .set("cleanup.policy", "compact");
+            let admin_opts = AdminOptions::new().operation_timeout(Some(opts.timeout));
+            match block_on(admin.create_topics([&topic], &admin_opts), opts.timeout) {
+                Some(Ok(r)) => match r.into_iter().next() {
+                    Some(Err((_, code))) if code != RDKafkaErrorCode::TopicAlreadyExists => {
+                        Err(code.to_string())
+                    }
+                    _ => Ok(()),
+                },
+                Some(Err(e)) => Err(e.to_string()),
+                None => Err("timed out".into()),
+            }
+        })
+        .and_then(|()| wait_for(target, &[INDEX_TOPIC], 1, opts.timeout))
+}
+
+/// Waits until metadata shows `topics`, each with at least `partitions` partitions.
+fn wait_for(
+    target: &Metadata,
+    topics: &[&str],
+    partitions: i32,
+    timeout: Duration,
+) -> std::result::Result<(), String> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let ready = topic_partitions(target, timeout)
+            .map(|t| {
+                topics
+                    .iter()
+                    .all(|name| t.get(*name).is_some_and(|&n| n >= partitions))
+            })
+            .unwrap_or(false);
+        if ready {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            return Err("it did not show up in the target's metadata in time".into());
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }
 
 /// Both clusters' ids, where they report one.

@@ -60,31 +60,33 @@ pub struct Subject<'a> {
     pub target: &'a str,
 }
 
-/// One index entry: a trail and the copy's committed position (-1: none yet).
+/// One index entry: a writer's trail (none when it has copied nothing there yet) and the
+/// copy's committed source position (-1: none yet).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Entry {
-    pub trail: Trail,
+    pub trail: Option<Trail>,
     pub committed: i64,
 }
 
 /// The entry's key: compaction keeps the newest entry per writer and bucket of origins.
-pub fn key(s: &Subject<'_>, trail: &Trail) -> String {
+pub fn key(s: &Subject<'_>, entry: &Entry) -> String {
+    let (t0, bucket) = entry.trail.map_or((-1, -1), |t| (t.t0, t.m >> BUCKET_BITS));
     let mut k = String::new();
     let _ = write!(
         k,
-        "{}/{}/{}/{}/{}/{}",
-        s.cluster,
-        s.topic,
-        s.partition,
-        s.target,
-        trail.t0,
-        trail.m >> BUCKET_BITS
+        "{}/{}/{}/{}/{t0}/{bucket}",
+        s.cluster, s.topic, s.partition, s.target
     );
     k
 }
 
 pub fn value(e: &Entry) -> String {
-    format!("{} {} {} {}", e.trail.t0, e.trail.t, e.trail.m, e.committed)
+    let t = e.trail.unwrap_or(Trail {
+        t0: -1,
+        t: -1,
+        m: -1,
+    });
+    format!("{} {} {} {}", t.t0, t.t, t.m, e.committed)
 }
 
 /// An entry read back, and its subject, if both parse.
@@ -111,13 +113,8 @@ pub fn parse<'a>(key: &'a [u8], value: &[u8]) -> Option<(Subject<'a>, Entry)> {
         partition,
         target,
     };
-    Some((
-        subject,
-        Entry {
-            trail: Trail { t0, t, m },
-            committed,
-        },
-    ))
+    let trail = (t0 >= 0).then_some(Trail { t0, t, m });
+    Some((subject, Entry { trail, committed }))
 }
 
 /// Target offset ranges `[from, to)` (`to` `None`: to the end) to read, in order, for the
@@ -126,8 +123,8 @@ pub fn parse<'a>(key: &'a [u8], value: &[u8]) -> Option<(Subject<'a>, Entry)> {
 pub fn ranges(entries: &[Entry], x: i64) -> Vec<(i64, Option<i64>)> {
     // Per writer (t0): its entries by t.
     let mut writers: BTreeMap<i64, Vec<Trail>> = BTreeMap::new();
-    for e in entries {
-        writers.entry(e.trail.t0).or_default().push(e.trail);
+    for t in entries.iter().filter_map(|e| e.trail) {
+        writers.entry(t.t0).or_default().push(t);
     }
     let mut out = Vec::new();
     let mut pos = 0i64;
@@ -165,6 +162,15 @@ fn merge(ranges: Vec<(i64, Option<i64>)>) -> Vec<(i64, Option<i64>)> {
         }
     }
     out
+}
+
+/// The copy's committed source position the entries tell of, if any.
+pub fn copied(entries: &[Entry]) -> Option<i64> {
+    entries
+        .iter()
+        .map(|e| e.committed)
+        .max()
+        .filter(|c| *c >= 0)
 }
 
 /// Where a source position lands on the target.

@@ -57,10 +57,7 @@ fn entries_of(l: &Log, t0: i64, upto: i64, every: usize, committed: i64) -> Vec<
     for (i, (t, o)) in mine.iter().enumerate() {
         trail = Some(Trail::after(trail, *t, *o));
         if (i + 1) % every == 0 || i + 1 == mine.len() {
-            out.push(Entry {
-                trail: trail.unwrap_or(Trail { t0, t: t0, m: -1 }),
-                committed,
-            });
+            out.push(Entry { trail, committed });
         }
     }
     out
@@ -75,16 +72,28 @@ fn issue_11_entries_round_trip_and_compact_per_bucket() {
         target: "backup.orders",
     };
     let e = Entry {
-        trail: Trail {
+        trail: Some(Trail {
             t0: 17,
             t: 900,
             m: 5000,
-        },
+        }),
         committed: 5001,
     };
-    let k = key(&s, &e.trail);
+    let k = key(&s, &e);
     assert_eq!(k, "A/orders/3/backup.orders/17/1");
     assert_eq!(parse(k.as_bytes(), value(&e).as_bytes()), Some((s, e)));
+    // A writer that copied nothing there yet still tells its committed position.
+    let none = Entry {
+        trail: None,
+        committed: 0,
+    };
+    let k = key(&s, &none);
+    assert_eq!(k, "A/orders/3/backup.orders/-1/-1");
+    assert_eq!(
+        parse(k.as_bytes(), value(&none).as_bytes()),
+        Some((s, none))
+    );
+    assert_eq!(copied(&[none, e]), Some(5001));
     assert_eq!(parse(b"A/t/x/b/0/0", b"1 2 3 4"), None);
     assert_eq!(parse(k.as_bytes(), b"1 2 3"), None);
 }
@@ -167,7 +176,7 @@ fn issue_11_compacted_entries_still_translate_exactly() {
     let all = entries_of(&l, 0, 20_000, 10, 20_000);
     let mut kept: BTreeMap<i64, Entry> = BTreeMap::new();
     for e in all {
-        kept.insert(e.trail.m >> BUCKET_BITS, e);
+        kept.insert(e.trail.map_or(-1, |t| t.m >> BUCKET_BITS), e);
     }
     let kept: Vec<Entry> = kept.into_values().collect();
     assert_eq!(kept.len(), 5);

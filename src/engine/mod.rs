@@ -14,6 +14,7 @@ use crate::kafka;
 use crate::options::{Guarantee, RunOptions};
 use crate::report::{Counters, Summary};
 use crate::topics;
+use crate::{progress, trail};
 
 /// A run that passed every check and is ready to copy.
 pub struct Replicator(Engine);
@@ -30,12 +31,28 @@ impl Replicator {
     pub fn prepare(opts: &RunOptions, progress: Arc<Counters>) -> Result<Self> {
         let consumer_cfg = kafka::consumer_config(opts)?;
         let producer_cfg = kafka::producer_config(opts)?;
-        let topics::Checked { routes, stamp } = topics::check(opts)?;
+        let topics::Checked {
+            routes,
+            stamp,
+            index,
+        } = topics::check(opts)?;
+        let index = match (index, &stamp) {
+            (Ok(()), _) => true,
+            (Err(_), None) => {
+                progress::say("kreplicate: note: --no-origin-header: records carry no origin, so `kreplicate groups` cannot translate positions on this target and an opposite run cannot recognise these records as copies");
+                false
+            }
+            (Err(e), Some(_)) => {
+                progress::say(&format!("kreplicate: warning: cannot create the positions index topic {} on '{}' ({e}): the copy goes on, but `kreplicate groups` cannot translate positions of what it copies", trail::INDEX_TOPIC, opts.to.name));
+                false
+            }
+        };
         let engine = match opts.guarantee {
             Guarantee::ExactlyOnce => Engine::Transactional(transactional::Exactly::new(
                 opts,
                 routes,
                 stamp,
+                index,
                 progress,
                 consumer_cfg,
                 producer_cfg,
@@ -44,6 +61,7 @@ impl Replicator {
                 opts,
                 routes,
                 stamp,
+                index,
                 progress,
                 consumer_cfg,
                 producer_cfg,

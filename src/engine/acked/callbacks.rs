@@ -17,6 +17,7 @@ use crate::offsets::NextOffset;
 use crate::options::{Guarantee, StartPosition};
 use crate::source;
 use crate::target;
+use crate::trail::Trail;
 
 /// Producer context: turns delivery reports into tracker updates.
 pub(super) struct Deliveries {
@@ -50,6 +51,7 @@ impl ProducerContext for Deliveries {
                     .bytes
                     .fetch_add(n as u64, Ordering::Relaxed);
                 part.copied.add(offset);
+                part.trail = Some(Trail::after(part.trail, msg.offset(), offset));
                 part.tracker.acked(offset)
             }
             Some(e) => part.tracker.failed(offset, e.to_string()),

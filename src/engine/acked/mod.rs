@@ -9,6 +9,7 @@
 //! flush, verify and commit without any cross-thread rendezvous.
 
 mod callbacks;
+mod index;
 mod state;
 
 use std::cell::RefCell;
@@ -48,6 +49,8 @@ pub(super) struct Acked {
     /// its value is written through for each record.
     stamp: Option<Stamp>,
     origin: RefCell<String>,
+    /// Write positions index entries with each commit.
+    index: bool,
 }
 
 impl Acked {
@@ -55,6 +58,7 @@ impl Acked {
         opts: &RunOptions,
         routes: Vec<Route>,
         stamp: Option<Stamp>,
+        index: bool,
         progress: Arc<Counters>,
         consumer_cfg: rdkafka::ClientConfig,
         producer_cfg: rdkafka::ClientConfig,
@@ -107,6 +111,7 @@ impl Acked {
             consumer,
             stamp,
             origin: RefCell::new(String::new()),
+            index,
         })
     }
 
@@ -238,6 +243,7 @@ impl Acked {
             }
             if last_commit.elapsed() >= self.opts.commit_interval {
                 self.commit(CommitMode::Async);
+                self.write_index(stop);
                 last_commit = Instant::now();
             }
             if last_lag.elapsed() >= Duration::from_secs(1) {
@@ -390,5 +396,8 @@ impl Acked {
                 self.opts.group
             ));
         }
+        // The last entries, so that a lookup right after this run reads none of its tail.
+        self.write_index(&AtomicBool::new(false));
+        let _ = target::flush(&self.producer, self.opts.timeout);
     }
 }

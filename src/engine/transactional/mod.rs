@@ -37,6 +37,7 @@ use crate::report::{Copied, Counters, PartitionEnd, Summary};
 use crate::source::{self, classify, Ends, Polled, Warner};
 use crate::target::{self, NotSent};
 use crate::topics::{self, Route};
+use crate::trail::Entry;
 
 type TxnProducer = BaseProducer<Reports>;
 
@@ -75,6 +76,9 @@ pub(super) struct Exactly {
     transactional_id: String,
     scratch: Scratch,
     stamp: Stamp,
+    /// Write positions index entries in each transaction; the trails last written.
+    index: bool,
+    indexed: BTreeMap<(String, i32), Entry>,
 }
 
 /// Buffers reused for every record, so that copying one allocates nothing of ours.
@@ -89,6 +93,7 @@ impl Exactly {
         opts: &RunOptions,
         routes: Vec<Route>,
         stamp: Option<Stamp>,
+        index: bool,
         progress: Arc<Counters>,
         consumer_cfg: ClientConfig,
         producer_cfg: ClientConfig,
@@ -133,6 +138,8 @@ impl Exactly {
             transactional_id: shard.transactional_id(&opts.group),
             scratch: Scratch::default(),
             stamp,
+            index,
+            indexed: BTreeMap::new(),
         })
     }
 
@@ -193,6 +200,7 @@ impl Exactly {
     /// Sets every owned partition's position from what the target holds and (re)assigns the
     /// source consumer there. Used at start and after an aborted transaction.
     fn rewind(&mut self) -> std::result::Result<(), String> {
+        self.producer.context().forget_trails();
         let found = self.scan_target()?;
         log::info!(
             "the target holds positions for {} of {} partitions",
