@@ -15,4 +15,5 @@ mod groups;
 mod harness;
 mod progress;
 mod provenance;
+mod translate;
 mod verify;

@@ -36,6 +36,9 @@ use crate::source::{self, classify, Polled, Warner};
 use crate::target::{self, NotSent};
 use crate::topics::{self, Route};
 
+/// Records copied between two rounds of positions index entries (besides every commit).
+const INDEX_EVERY: u32 = 4096;
+
 /// The `none` and `at-least-once` engine.
 pub(super) struct Acked {
     opts: RunOptions,
@@ -194,6 +197,7 @@ impl Acked {
         let mut last_join_note = Instant::now();
         let mut warner = Warner::default();
         let mut since_poll = 0u32;
+        let mut since_index = 0u32;
         while !stop.load(Ordering::Relaxed) {
             if self.shared.lock().failure.is_some() {
                 return;
@@ -210,6 +214,13 @@ impl Acked {
                     }
                     self.producer.poll(Duration::ZERO);
                     since_poll = 0;
+                    // Index entries also every 4096 records, so that a lookup reads at most
+                    // that many records of a busy partition, whatever --commit-interval is.
+                    since_index += 256;
+                    if since_index >= INDEX_EVERY {
+                        self.write_index(stop);
+                        since_index = 0;
+                    }
                 }
                 Polled::Idle | Polled::End(_) => {
                     self.producer.poll(Duration::ZERO);
