@@ -45,6 +45,7 @@ Register-ArgumentCompleter -Native -CommandName 'kreplicate' -ScriptBlock {
             [CompletionResult]::new('--until-caught-up', '--until-caught-up', [CompletionResultType]::ParameterName, 'Copy up to the end of every partition as seen at start, commit, and exit 0')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON summary object on stdout on every exit, errors included (human output stays on stderr)')
             [CompletionResult]::new('--create-topics', '--create-topics', [CompletionResultType]::ParameterName, 'Create missing target topics with the source''s partition count')
+            [CompletionResult]::new('--no-origin-header', '--no-origin-header', [CompletionResultType]::ParameterName, 'Copy records without the kreplicate.origin header (byte-identical headers); without it the target cannot be resumed by exactly-once, groups cannot be translated and records copied back by an opposite run cannot be recognised')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No progress display and no summary line on stderr (errors are still printed)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No progress display and no summary line on stderr (errors are still printed)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Diagnostics on stderr, including librdkafka''s log: -v info, -vv debug, -vvv trace (RUST_LOG=<level> works too)')
@@ -55,6 +56,7 @@ Register-ArgumentCompleter -Native -CommandName 'kreplicate' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Replicate sample records between two in-process mock clusters, with a broker fault injected mid-run, and check that every record arrived (no Kafka needed)')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Compare source and target partition by partition: counts, offset ranges and a digest of key, value, headers and timestamp in order; exit 0 when the target is an exact copy')
+            [CompletionResult]::new('groups', 'groups', [CompletionResultType]::ParameterValue, 'Translate the committed positions of the source''s consumer groups to the target (exact, from the origin of every copied record) and commit them to the same-named target groups')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write the man page and shell completions (man/, completions/) under DIR')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -83,6 +85,24 @@ Register-ArgumentCompleter -Native -CommandName 'kreplicate' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'kreplicate;groups' {
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Source cluster: a name from the config file, or host:port[,host:port]')
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Target cluster: a name from the config file, or host:port[,host:port]')
+            [CompletionResult]::new('--topics', '--topics', [CompletionResultType]::ParameterName, 'Source topics: a comma list, or a regex when it starts with ''^'' (resolved at start; internal topics ''__*'' never match a regex)')
+            [CompletionResult]::new('--rename', '--rename', [CompletionResultType]::ParameterName, 'Target topic name; {topic} stands for the source topic''s name [default: {topic}]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'YAML config file [default: $XDG_CONFIG_HOME/kreplicate/config.yaml]')
+            [CompletionResult]::new('-X', '-X ', [CompletionResultType]::ParameterName, 'librdkafka property for the source clients (repeatable), e.g. -X fetch.max.bytes=1048576')
+            [CompletionResult]::new('--from-property', '--from-property', [CompletionResultType]::ParameterName, 'librdkafka property for the source clients (repeatable), e.g. -X fetch.max.bytes=1048576')
+            [CompletionResult]::new('--to-property', '--to-property', [CompletionResultType]::ParameterName, 'librdkafka property for the target clients (repeatable), e.g. --to-property linger.ms=20')
+            [CompletionResult]::new('--groups', '--groups', [CompletionResultType]::ParameterName, 'Source consumer groups: a comma list, or a regex when it starts with ''^'' [default: every group with committed positions on --topics, except kreplicate''s own (kreplicate*)]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Longest wait for a broker request or read (e.g. 500ms, 30s, 2m) [default: defaults.timeout in the config file, else 30s]')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the table (group, topic, partition, source and target position, status) and commit nothing')
+            [CompletionResult]::new('--allow-rewind', '--allow-rewind', [CompletionResultType]::ParameterName, 'Also move a target group back when its committed position is past the translated one')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object on stdout instead of the table')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'kreplicate;generate' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -91,6 +111,7 @@ Register-ArgumentCompleter -Native -CommandName 'kreplicate' -ScriptBlock {
         'kreplicate;help' {
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Replicate sample records between two in-process mock clusters, with a broker fault injected mid-run, and check that every record arrived (no Kafka needed)')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Compare source and target partition by partition: counts, offset ranges and a digest of key, value, headers and timestamp in order; exit 0 when the target is an exact copy')
+            [CompletionResult]::new('groups', 'groups', [CompletionResultType]::ParameterValue, 'Translate the committed positions of the source''s consumer groups to the target (exact, from the origin of every copied record) and commit them to the same-named target groups')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write the man page and shell completions (man/, completions/) under DIR')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -99,6 +120,9 @@ Register-ArgumentCompleter -Native -CommandName 'kreplicate' -ScriptBlock {
             break
         }
         'kreplicate;help;verify' {
+            break
+        }
+        'kreplicate;help;groups' {
             break
         }
         'kreplicate;help;generate' {

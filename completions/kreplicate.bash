@@ -22,6 +22,9 @@ _kreplicate() {
             kreplicate,generate)
                 cmd="kreplicate__subcmd__generate"
                 ;;
+            kreplicate,groups)
+                cmd="kreplicate__subcmd__groups"
+                ;;
             kreplicate,help)
                 cmd="kreplicate__subcmd__help"
                 ;;
@@ -33,6 +36,9 @@ _kreplicate() {
                 ;;
             kreplicate__subcmd__help,generate)
                 cmd="kreplicate__subcmd__help__subcmd__generate"
+                ;;
+            kreplicate__subcmd__help,groups)
+                cmd="kreplicate__subcmd__help__subcmd__groups"
                 ;;
             kreplicate__subcmd__help,help)
                 cmd="kreplicate__subcmd__help__subcmd__help"
@@ -47,7 +53,7 @@ _kreplicate() {
 
     case "${cmd}" in
         kreplicate)
-            opts="-X -q -v -h -V --from --to --topics --rename --config --from-property --to-property --guarantee --group --until-caught-up --json --start --on-gap --create-topics --replication-factor --delivery-timeout --timeout --commit-interval --join-timeout --shard --txn-max-records --txn-max-bytes --txn-max-time --quiet --verbose --help --version demo verify generate help"
+            opts="-X -q -v -h -V --from --to --topics --rename --config --from-property --to-property --guarantee --group --until-caught-up --json --start --on-gap --create-topics --replication-factor --delivery-timeout --timeout --commit-interval --join-timeout --shard --no-origin-header --txn-max-records --txn-max-bytes --txn-max-time --quiet --verbose --help --version demo verify groups generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -180,8 +186,62 @@ _kreplicate() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kreplicate__subcmd__groups)
+            opts="-X -h --from --to --topics --rename --config --from-property --to-property --groups --dry-run --allow-rewind --json --timeout --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topics)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rename)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from-property)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -X)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to-property)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --groups)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kreplicate__subcmd__help)
-            opts="demo verify generate help"
+            opts="demo verify groups generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -209,6 +269,20 @@ _kreplicate() {
             return 0
             ;;
         kreplicate__subcmd__help__subcmd__generate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kreplicate__subcmd__help__subcmd__groups)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

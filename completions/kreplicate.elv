@@ -42,6 +42,7 @@ set edit:completion:arg-completer[kreplicate] = {|@words|
             cand --until-caught-up 'Copy up to the end of every partition as seen at start, commit, and exit 0'
             cand --json 'Print one JSON summary object on stdout on every exit, errors included (human output stays on stderr)'
             cand --create-topics 'Create missing target topics with the source''s partition count'
+            cand --no-origin-header 'Copy records without the kreplicate.origin header (byte-identical headers); without it the target cannot be resumed by exactly-once, groups cannot be translated and records copied back by an opposite run cannot be recognised'
             cand -q 'No progress display and no summary line on stderr (errors are still printed)'
             cand --quiet 'No progress display and no summary line on stderr (errors are still printed)'
             cand -v 'Diagnostics on stderr, including librdkafka''s log: -v info, -vv debug, -vvv trace (RUST_LOG=<level> works too)'
@@ -52,6 +53,7 @@ set edit:completion:arg-completer[kreplicate] = {|@words|
             cand --version 'Print version'
             cand demo 'Replicate sample records between two in-process mock clusters, with a broker fault injected mid-run, and check that every record arrived (no Kafka needed)'
             cand verify 'Compare source and target partition by partition: counts, offset ranges and a digest of key, value, headers and timestamp in order; exit 0 when the target is an exact copy'
+            cand groups 'Translate the committed positions of the source''s consumer groups to the target (exact, from the origin of every copied record) and commit them to the same-named target groups'
             cand generate 'Write the man page and shell completions (man/, completions/) under DIR'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -77,6 +79,23 @@ set edit:completion:arg-completer[kreplicate] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'kreplicate;groups'= {
+            cand --from 'Source cluster: a name from the config file, or host:port[,host:port]'
+            cand --to 'Target cluster: a name from the config file, or host:port[,host:port]'
+            cand --topics 'Source topics: a comma list, or a regex when it starts with ''^'' (resolved at start; internal topics ''__*'' never match a regex)'
+            cand --rename 'Target topic name; {topic} stands for the source topic''s name [default: {topic}]'
+            cand --config 'YAML config file [default: $XDG_CONFIG_HOME/kreplicate/config.yaml]'
+            cand -X 'librdkafka property for the source clients (repeatable), e.g. -X fetch.max.bytes=1048576'
+            cand --from-property 'librdkafka property for the source clients (repeatable), e.g. -X fetch.max.bytes=1048576'
+            cand --to-property 'librdkafka property for the target clients (repeatable), e.g. --to-property linger.ms=20'
+            cand --groups 'Source consumer groups: a comma list, or a regex when it starts with ''^'' [default: every group with committed positions on --topics, except kreplicate''s own (kreplicate*)]'
+            cand --timeout 'Longest wait for a broker request or read (e.g. 500ms, 30s, 2m) [default: defaults.timeout in the config file, else 30s]'
+            cand --dry-run 'Print the table (group, topic, partition, source and target position, status) and commit nothing'
+            cand --allow-rewind 'Also move a target group back when its committed position is past the translated one'
+            cand --json 'Print one JSON object on stdout instead of the table'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'kreplicate;generate'= {
             cand -h 'Print help'
             cand --help 'Print help'
@@ -84,12 +103,15 @@ set edit:completion:arg-completer[kreplicate] = {|@words|
         &'kreplicate;help'= {
             cand demo 'Replicate sample records between two in-process mock clusters, with a broker fault injected mid-run, and check that every record arrived (no Kafka needed)'
             cand verify 'Compare source and target partition by partition: counts, offset ranges and a digest of key, value, headers and timestamp in order; exit 0 when the target is an exact copy'
+            cand groups 'Translate the committed positions of the source''s consumer groups to the target (exact, from the origin of every copied record) and commit them to the same-named target groups'
             cand generate 'Write the man page and shell completions (man/, completions/) under DIR'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'kreplicate;help;demo'= {
         }
         &'kreplicate;help;verify'= {
+        }
+        &'kreplicate;help;groups'= {
         }
         &'kreplicate;help;generate'= {
         }

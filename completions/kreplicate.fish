@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kreplicate_global_optspecs
-    string join \n from= to= topics= rename= config= X/from-property= to-property= guarantee= group= until-caught-up json start= on-gap= create-topics replication-factor= delivery-timeout= timeout= commit-interval= join-timeout= shard= txn-max-records= txn-max-bytes= txn-max-time= q/quiet v/verbose h/help V/version
+    string join \n from= to= topics= rename= config= X/from-property= to-property= guarantee= group= until-caught-up json start= on-gap= create-topics replication-factor= delivery-timeout= timeout= commit-interval= join-timeout= shard= no-origin-header txn-max-records= txn-max-bytes= txn-max-time= q/quiet v/verbose h/help V/version
 end
 
 function __fish_kreplicate_needs_command
@@ -52,12 +52,14 @@ complete -c kreplicate -n "__fish_kreplicate_needs_command" -l txn-max-time -d '
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l until-caught-up -d 'Copy up to the end of every partition as seen at start, commit, and exit 0'
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l json -d 'Print one JSON summary object on stdout on every exit, errors included (human output stays on stderr)'
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l create-topics -d 'Create missing target topics with the source\'s partition count'
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l no-origin-header -d 'Copy records without the kreplicate.origin header (byte-identical headers); without it the target cannot be resumed by exactly-once, groups cannot be translated and records copied back by an opposite run cannot be recognised'
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -s q -l quiet -d 'No progress display and no summary line on stderr (errors are still printed)'
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -s v -l verbose -d 'Diagnostics on stderr, including librdkafka\'s log: -v info, -vv debug, -vvv trace (RUST_LOG=<level> works too)'
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -s V -l version -d 'Print version'
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -f -a "demo" -d 'Replicate sample records between two in-process mock clusters, with a broker fault injected mid-run, and check that every record arrived (no Kafka needed)'
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -f -a "verify" -d 'Compare source and target partition by partition: counts, offset ranges and a digest of key, value, headers and timestamp in order; exit 0 when the target is an exact copy'
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -f -a "groups" -d 'Translate the committed positions of the source\'s consumer groups to the target (exact, from the origin of every copied record) and commit them to the same-named target groups'
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -f -a "generate" -d 'Write the man page and shell completions (man/, completions/) under DIR'
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand demo" -l guarantee -d 'Delivery guarantee to demonstrate' -r -f -a "none\t'Fastest: offsets are committed as records are read; records may be lost on failure'
@@ -77,8 +79,22 @@ complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l timeout
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l json -d 'Print one JSON object on stdout instead of the table'
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l accept-duplicates -d 'Report duplicates (as left by at-least-once reruns) but still exit 0 when every source record is in the target and, keeping each record\'s last copy, in source order'
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -s h -l help -d 'Print help'
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand groups" -l from -d 'Source cluster: a name from the config file, or host:port[,host:port]' -r
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand groups" -l to -d 'Target cluster: a name from the config file, or host:port[,host:port]' -r
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand groups" -l topics -d 'Source topics: a comma list, or a regex when it starts with \'^\' (resolved at start; internal topics \'__*\' never match a regex)' -r
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand groups" -l rename -d 'Target topic name; {topic} stands for the source topic\'s name [default: {topic}]' -r
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand groups" -l config -d 'YAML config file [default: $XDG_CONFIG_HOME/kreplicate/config.yaml]' -r -F
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand groups" -s X -l from-property -d 'librdkafka property for the source clients (repeatable), e.g. -X fetch.max.bytes=1048576' -r
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand groups" -l to-property -d 'librdkafka property for the target clients (repeatable), e.g. --to-property linger.ms=20' -r
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand groups" -l groups -d 'Source consumer groups: a comma list, or a regex when it starts with \'^\' [default: every group with committed positions on --topics, except kreplicate\'s own (kreplicate*)]' -r
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand groups" -l timeout -d 'Longest wait for a broker request or read (e.g. 500ms, 30s, 2m) [default: defaults.timeout in the config file, else 30s]' -r
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand groups" -l dry-run -d 'Print the table (group, topic, partition, source and target position, status) and commit nothing'
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand groups" -l allow-rewind -d 'Also move a target group back when its committed position is past the translated one'
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand groups" -l json -d 'Print one JSON object on stdout instead of the table'
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand groups" -s h -l help -d 'Print help'
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand generate" -s h -l help -d 'Print help'
-complete -c kreplicate -n "__fish_kreplicate_using_subcommand help; and not __fish_seen_subcommand_from demo verify generate help" -f -a "demo" -d 'Replicate sample records between two in-process mock clusters, with a broker fault injected mid-run, and check that every record arrived (no Kafka needed)'
-complete -c kreplicate -n "__fish_kreplicate_using_subcommand help; and not __fish_seen_subcommand_from demo verify generate help" -f -a "verify" -d 'Compare source and target partition by partition: counts, offset ranges and a digest of key, value, headers and timestamp in order; exit 0 when the target is an exact copy'
-complete -c kreplicate -n "__fish_kreplicate_using_subcommand help; and not __fish_seen_subcommand_from demo verify generate help" -f -a "generate" -d 'Write the man page and shell completions (man/, completions/) under DIR'
-complete -c kreplicate -n "__fish_kreplicate_using_subcommand help; and not __fish_seen_subcommand_from demo verify generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand help; and not __fish_seen_subcommand_from demo verify groups generate help" -f -a "demo" -d 'Replicate sample records between two in-process mock clusters, with a broker fault injected mid-run, and check that every record arrived (no Kafka needed)'
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand help; and not __fish_seen_subcommand_from demo verify groups generate help" -f -a "verify" -d 'Compare source and target partition by partition: counts, offset ranges and a digest of key, value, headers and timestamp in order; exit 0 when the target is an exact copy'
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand help; and not __fish_seen_subcommand_from demo verify groups generate help" -f -a "groups" -d 'Translate the committed positions of the source\'s consumer groups to the target (exact, from the origin of every copied record) and commit them to the same-named target groups'
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand help; and not __fish_seen_subcommand_from demo verify groups generate help" -f -a "generate" -d 'Write the man page and shell completions (man/, completions/) under DIR'
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand help; and not __fish_seen_subcommand_from demo verify groups generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

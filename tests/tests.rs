@@ -7,6 +7,7 @@ mod kr;
 
 mod bad_input;
 mod copy;
+mod cutover;
 mod demo;
 mod docs;
 mod exactly_once;
