@@ -112,8 +112,11 @@ fn index_topic(
             let rf = opts.replication_factor.unwrap_or(-1);
             let topic = NewTopic::new(INDEX_TOPIC, 1, TopicReplication::Fixed(rf))
                 .set("cleanup.policy", "compact");
-            let admin_opts = AdminOptions::new().operation_timeout(Some(opts.timeout));
-            match block_on(admin.create_topics([&topic], &admin_opts), opts.timeout) {
+            // Bounded apart from --timeout: a cluster without the admin API must not hold
+            // up every start for long.
+            let timeout = opts.timeout.min(Duration::from_secs(5));
+            let admin_opts = AdminOptions::new().operation_timeout(Some(timeout));
+            match block_on(admin.create_topics([&topic], &admin_opts), timeout) {
                 Some(Ok(r)) => match r.into_iter().next() {
                     Some(Err((_, code))) if code != RDKafkaErrorCode::TopicAlreadyExists => {
                         Err(code.to_string())
