@@ -53,7 +53,7 @@ _kreplicate() {
 
     case "${cmd}" in
         kreplicate)
-            opts="-X -q -v -h -V --from --to --topics --rename --config --from-property --to-property --guarantee --group --until-caught-up --json --start --on-gap --create-topics --replication-factor --delivery-timeout --timeout --commit-interval --join-timeout --shard --no-origin-header --txn-max-records --txn-max-bytes --txn-max-time --quiet --verbose --help --version demo verify groups generate help"
+            opts="-X -q -v -h -V --from --to --topics --rename --config --from-property --to-property --guarantee --group --until-caught-up --json --start --on-gap --create-topics --replication-factor --delivery-timeout --timeout --commit-interval --join-timeout --shard --no-origin-header --sync-groups --sync-groups-interval --txn-max-records --txn-max-bytes --txn-max-time --quiet --verbose --help --version demo verify groups generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -128,6 +128,14 @@ _kreplicate() {
                     return 0
                     ;;
                 --shard)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sync-groups)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sync-groups-interval)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -36,6 +36,8 @@ set edit:completion:arg-completer[kreplicate] = {|@words|
             cand --commit-interval 'How often verified positions are committed to the source group [default: 5s]'
             cand --join-timeout 'Longest wait for the consumer group to assign partitions (at start and after a rebalance) before the run fails with exit 1; --shard needs no group join [default: 2m]'
             cand --shard 'Own static shard I of N of the source partitions instead of sharing them through the consumer group: no group join to wait for and no rebalances; positions are still read from and committed to --group. Run each shard exactly once. exactly-once always owns a shard (default 1/1), and each shard has its own transactional identity'
+            cand --sync-groups 'While copying, translate these source consumer groups'' positions to the target and commit them there, as `kreplicate groups` does (never moving a group back): a comma list, or a regex when it starts with ''^'''
+            cand --sync-groups-interval 'How often --sync-groups runs (and once more when the copy ends) [default: 30s]'
             cand --txn-max-records 'exactly-once: commit a transaction after this many records [default: 200000]'
             cand --txn-max-bytes 'exactly-once: commit a transaction after this many key + value bytes (e.g. 32MiB) [default: 128MiB]'
             cand --txn-max-time 'exactly-once: commit a transaction after this long [default: 2s]'

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kreplicate_global_optspecs
-    string join \n from= to= topics= rename= config= X/from-property= to-property= guarantee= group= until-caught-up json start= on-gap= create-topics replication-factor= delivery-timeout= timeout= commit-interval= join-timeout= shard= no-origin-header txn-max-records= txn-max-bytes= txn-max-time= q/quiet v/verbose h/help V/version
+    string join \n from= to= topics= rename= config= X/from-property= to-property= guarantee= group= until-caught-up json start= on-gap= create-topics replication-factor= delivery-timeout= timeout= commit-interval= join-timeout= shard= no-origin-header sync-groups= sync-groups-interval= txn-max-records= txn-max-bytes= txn-max-time= q/quiet v/verbose h/help V/version
 end
 
 function __fish_kreplicate_needs_command
@@ -46,6 +46,8 @@ complete -c kreplicate -n "__fish_kreplicate_needs_command" -l timeout -d 'Longe
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l commit-interval -d 'How often verified positions are committed to the source group [default: 5s]' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l join-timeout -d 'Longest wait for the consumer group to assign partitions (at start and after a rebalance) before the run fails with exit 1; --shard needs no group join [default: 2m]' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l shard -d 'Own static shard I of N of the source partitions instead of sharing them through the consumer group: no group join to wait for and no rebalances; positions are still read from and committed to --group. Run each shard exactly once. exactly-once always owns a shard (default 1/1), and each shard has its own transactional identity' -r
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l sync-groups -d 'While copying, translate these source consumer groups\' positions to the target and commit them there, as `kreplicate groups` does (never moving a group back): a comma list, or a regex when it starts with \'^\'' -r
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l sync-groups-interval -d 'How often --sync-groups runs (and once more when the copy ends) [default: 30s]' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l txn-max-records -d 'exactly-once: commit a transaction after this many records [default: 200000]' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l txn-max-bytes -d 'exactly-once: commit a transaction after this many key + value bytes (e.g. 32MiB) [default: 128MiB]' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l txn-max-time -d 'exactly-once: commit a transaction after this long [default: 2s]' -r

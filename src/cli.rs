@@ -164,6 +164,16 @@ pub struct CopyArgs {
     #[arg(long)]
     pub no_origin_header: bool,
 
+    /// While copying, translate these source consumer groups' positions to the target and
+    /// commit them there, as `kreplicate groups` does (never moving a group back): a comma list,
+    /// or a regex when it starts with '^'
+    #[arg(long, value_name = "LIST|^REGEX")]
+    pub sync_groups: Option<String>,
+
+    /// How often --sync-groups runs (and once more when the copy ends) [default: 30s]
+    #[arg(long, value_name = "DURATION")]
+    pub sync_groups_interval: Option<String>,
+
     /// exactly-once: commit a transaction after this many records [default: 200000]
     #[arg(long, value_name = "N")]
     pub txn_max_records: Option<u64>,

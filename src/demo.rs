@@ -274,6 +274,8 @@ pub fn run(args: &DemoArgs) -> Result<(Summary, bool)> {
         replication_factor: None,
         shard: None,
         origin_header: true,
+        sync_groups: None,
+        sync_groups_interval: Duration::from_secs(30),
         txn_max_records: 500,
         txn_max_bytes: 1 << 20,
         txn_max_time: Duration::from_millis(500),

@@ -146,6 +146,10 @@ fn copy(args: &cli::CopyArgs, started: Instant, who: &mut Identity) -> Result<Ex
     let file = config::load_file(path.as_deref(), required)?;
     let opts = config::resolve(args, &file)?;
     *who = Identity::of(&opts);
+    let sync = match &opts.sync_groups {
+        Some(spec) => Some(groups::Selection::parse(Some(spec), "--sync-groups")?),
+        None => None,
+    };
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
@@ -161,6 +165,7 @@ fn copy(args: &cli::CopyArgs, started: Instant, who: &mut Identity) -> Result<Ex
     };
     let (stop, copying) = (signals.stop.clone(), signals.copying.clone());
     let (quiet, every) = (args.quiet, opts.commit_interval);
+    let sync_opts = opts.clone();
     runtime.block_on(async {
         watch_signals(signals)?;
         let progress = Arc::new(Counters::default());
@@ -172,7 +177,12 @@ fn copy(args: &cli::CopyArgs, started: Instant, who: &mut Identity) -> Result<Ex
             progress.set_waiting(None);
             let summary = prepared.map(|replicator| {
                 copying.store(true, Ordering::SeqCst);
-                replicator.run(&stop)
+                let syncer = sync.map(|s| groups::Syncer::start(&sync_opts, s));
+                let summary = replicator.run(&stop);
+                if let Some(s) = syncer {
+                    s.finish();
+                }
+                summary
             });
             if let Some(live) = live {
                 live.finish();

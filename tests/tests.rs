@@ -16,5 +16,6 @@ mod groups;
 mod harness;
 mod progress;
 mod provenance;
+mod sync_groups;
 mod translate;
 mod verify;

@@ -10,10 +10,12 @@
 //!
 //! * `positions`: which groups, their positions on both sides, committing;
 //! * `lookup`: the index and the target records it leaves to read;
-//! * `table`: the rows, the table and the JSON.
+//! * `table`: the rows, the table and the JSON;
+//! * `sync`: the same, every interval, during a copy run (`--sync-groups`).
 
 mod lookup;
 mod positions;
+mod sync;
 mod table;
 
 use std::time::Duration;
@@ -21,13 +23,30 @@ use std::time::Duration;
 use rdkafka::consumer::Consumer;
 
 use self::lookup::Target;
-use self::positions::Selection;
-use self::table::{GroupOutcome, Report, Row, RowStatus};
+pub use self::positions::Selection;
+pub use self::sync::Syncer;
+pub use self::table::Report;
+use self::table::{GroupOutcome, Row, RowStatus};
 use crate::cli::GroupsArgs;
 use crate::config;
 use crate::error::{Error, Exit, Result};
+use crate::options::{ClusterSpec, TopicSelection};
 use crate::topics::{self, Route};
 use crate::trail::Translation;
+
+/// What to translate, from `groups` flags or a copy run's `--sync-groups`.
+pub struct Request<'a> {
+    pub from: &'a ClusterSpec,
+    pub to: &'a ClusterSpec,
+    pub topics: &'a TopicSelection,
+    pub rename: &'a str,
+    pub selection: &'a Selection,
+    /// Named groups the source does not know are usage errors (else: not yet, skipped).
+    pub strict: bool,
+    pub dry_run: bool,
+    pub allow_rewind: bool,
+    pub timeout: Duration,
+}
 
 pub fn run(args: &GroupsArgs) -> Result<Exit> {
     let (path, required) = config::config_path(args.ends.config.as_deref());
@@ -42,98 +61,18 @@ pub fn run(args: &GroupsArgs) -> Result<Exit> {
     if timeout.is_zero() {
         return Err(Error::usage("--timeout must be greater than zero"));
     }
-    let selection = Selection::parse(args.groups.as_deref())?;
-
-    let (source, source_topics) = topics::metadata(&ends.from, "source", "--from", timeout)?;
-    let (target, target_topics) = topics::metadata(&ends.to, "target", "--to", timeout)?;
-    let routes = topics::select(&ends.topics, &ends.rename, &source_topics, &ends.from.name)?;
-    if let Some(r) = routes
-        .iter()
-        .find(|r| !target_topics.contains_key(&r.target))
-    {
-        return Err(Error::usage(format!(
-            "target topic '{}' does not exist on '{}': copy '{}' first",
-            r.target, ends.to.name, r.source
-        )));
-    }
-    // The origin headers name the source by its cluster id (the name given, without one).
-    let cluster = source
-        .client()
-        .fetch_cluster_id(timeout.min(Duration::from_secs(5)))
-        .unwrap_or_else(|| ends.from.name.clone());
-    let listed = positions::listed(&source, "source", timeout)?;
-    let groups = selection.choose(&listed, &ends.from.name)?;
-
-    let reader = Target::new(&ends.to, timeout)?;
-    let index = reader.index()?;
-    let parts: Vec<(String, i32)> = routes
-        .iter()
-        .flat_map(|r| (0..r.partitions).map(move |p| (r.source.clone(), p)))
-        .collect();
-    let mut report = Report {
-        from: ends.from.name.clone(),
-        to: ends.to.name.clone(),
+    let selection = Selection::parse(args.groups.as_deref(), "--groups")?;
+    let report = translate(&Request {
+        from: &ends.from,
+        to: &ends.to,
+        topics: &ends.topics,
+        rename: &ends.rename,
+        selection: &selection,
+        strict: true,
         dry_run: args.dry_run,
-        groups: Vec::new(),
-        partitions: Vec::new(),
-    };
-    for group in &groups {
-        let at_source = positions::committed(
-            &positions::client(&ends.from, group, "source")?,
-            &parts,
-            timeout,
-        )?;
-        let on_target = positions::client(&ends.to, group, "target")?;
-        let target_parts: Vec<(String, i32)> = parts
-            .iter()
-            .map(|(t, p)| (target_of(&routes, t), *p))
-            .collect();
-        let before = positions::committed(&on_target, &target_parts, timeout)?;
-        let mut rows = Vec::new();
-        for (((topic, p), x), before) in parts.iter().zip(at_source).zip(before) {
-            let Some(x) = x else { continue };
-            let target_topic = target_of(&routes, topic);
-            let key = (cluster.clone(), topic.clone(), *p, target_topic.clone());
-            let (status, target_position, read) = match index.get(&key) {
-                None => (RowStatus::NoProvenance, None, 0),
-                Some(entries) => {
-                    let subject = (cluster.as_str(), topic.as_str(), *p, target_topic.as_str());
-                    let found = reader.translate(subject, entries, x)?;
-                    let status = match (found.translation, before) {
-                        (Translation::Ahead, _) => RowStatus::AheadOfTheCopy,
-                        (Translation::At(t), Some(b)) if b == t => RowStatus::Unchanged,
-                        (Translation::At(t), Some(b)) if b > t && !args.allow_rewind => {
-                            RowStatus::KeptAhead
-                        }
-                        (Translation::At(_), _) => RowStatus::Translated,
-                    };
-                    let at = match found.translation {
-                        Translation::At(t) => Some(t),
-                        Translation::Ahead => None,
-                    };
-                    (status, at, found.records_read)
-                }
-            };
-            rows.push(Row {
-                group: group.clone(),
-                topic: topic.clone(),
-                partition: *p,
-                target_topic,
-                source_position: x,
-                target_position,
-                target_before: before,
-                status,
-                records_read: read,
-            });
-        }
-        if rows.is_empty() && matches!(selection, Selection::All | Selection::Regex(_)) {
-            // Consumes other topics than --topics: not ours to translate.
-            continue;
-        }
-        let outcome = settle(group, &rows, &target, &on_target, args, timeout)?;
-        report.groups.push(outcome);
-        report.partitions.extend(rows);
-    }
+        allow_rewind: args.allow_rewind,
+        timeout,
+    })?;
     if args.json {
         let line = serde_json::to_string(&report)
             .map_err(|e| Error::failed(format!("cannot write the JSON report: {e}")))?;
@@ -151,14 +90,107 @@ pub fn run(args: &GroupsArgs) -> Result<Exit> {
     })
 }
 
+/// Translates and (unless a dry run) commits the selected groups' positions.
+pub fn translate(req: &Request<'_>) -> Result<Report> {
+    let timeout = req.timeout;
+    let (source, source_topics) = topics::metadata(req.from, "source", "--from", timeout)?;
+    let (target, target_topics) = topics::metadata(req.to, "target", "--to", timeout)?;
+    let routes = topics::select(req.topics, req.rename, &source_topics, &req.from.name)?;
+    if let Some(r) = routes
+        .iter()
+        .find(|r| !target_topics.contains_key(&r.target))
+    {
+        return Err(Error::usage(format!(
+            "target topic '{}' does not exist on '{}': copy '{}' first",
+            r.target, req.to.name, r.source
+        )));
+    }
+    // The origin headers name the source by its cluster id (the name given, without one).
+    let cluster = source
+        .client()
+        .fetch_cluster_id(timeout.min(Duration::from_secs(5)))
+        .unwrap_or_else(|| req.from.name.clone());
+    let listed = positions::listed(&source, "source", timeout)?;
+    let groups = req.selection.choose(&listed, &req.from.name, req.strict)?;
+
+    let reader = Target::new(req.to, timeout)?;
+    let index = reader.index()?;
+    let parts: Vec<(String, i32)> = routes
+        .iter()
+        .flat_map(|r| (0..r.partitions).map(move |p| (r.source.clone(), p)))
+        .collect();
+    let mut report = Report {
+        from: req.from.name.clone(),
+        to: req.to.name.clone(),
+        dry_run: req.dry_run,
+        groups: Vec::new(),
+        partitions: Vec::new(),
+    };
+    for group in &groups {
+        let at_source = positions::committed(
+            &positions::client(req.from, group, "source")?,
+            &parts,
+            timeout,
+        )?;
+        let on_target = positions::client(req.to, group, "target")?;
+        let target_parts: Vec<(String, i32)> = parts
+            .iter()
+            .map(|(t, p)| (target_of(&routes, t), *p))
+            .collect();
+        let before = positions::committed(&on_target, &target_parts, timeout)?;
+        let mut rows = Vec::new();
+        for (((topic, p), x), before) in parts.iter().zip(at_source).zip(before) {
+            let Some(x) = x else { continue };
+            let target_topic = target_of(&routes, topic);
+            let key = (cluster.clone(), topic.clone(), *p, target_topic.clone());
+            let (status, target_position, read) = match index.get(&key) {
+                None => (RowStatus::NoProvenance, None, 0),
+                Some(entries) => {
+                    let subject = (cluster.as_str(), topic.as_str(), *p, target_topic.as_str());
+                    let found = reader.translate(subject, entries, x)?;
+                    let at = match found.translation {
+                        Translation::At(t) => Some(t),
+                        Translation::Ahead => None,
+                    };
+                    let status = match (at, before) {
+                        (None, _) => RowStatus::AheadOfTheCopy,
+                        (Some(t), Some(b)) if b == t => RowStatus::Unchanged,
+                        (Some(t), Some(b)) if b > t && !req.allow_rewind => RowStatus::KeptAhead,
+                        (Some(_), _) => RowStatus::Translated,
+                    };
+                    (status, at, found.records_read)
+                }
+            };
+            rows.push(Row {
+                group: group.clone(),
+                topic: topic.clone(),
+                partition: *p,
+                target_topic,
+                source_position: x,
+                target_position,
+                target_before: before,
+                status,
+                records_read: read,
+            });
+        }
+        if rows.is_empty() && !matches!(req.selection, Selection::List(_)) {
+            // Consumes other topics than --topics: not ours to translate.
+            continue;
+        }
+        let outcome = settle(group, &rows, &target, &on_target, req)?;
+        report.groups.push(outcome);
+        report.partitions.extend(rows);
+    }
+    Ok(report)
+}
+
 /// Refuses the group, or commits its translated rows (unless --dry-run).
 fn settle(
     group: &str,
     rows: &[Row],
     target: &topics::Metadata,
     on_target: &rdkafka::consumer::BaseConsumer,
-    args: &GroupsArgs,
-    timeout: Duration,
+    req: &Request<'_>,
 ) -> Result<GroupOutcome> {
     let refuse = |reason: String| GroupOutcome {
         group: group.to_string(),
@@ -167,10 +199,9 @@ fn settle(
         committed: false,
     };
     if rows.is_empty() {
-        return Ok(refuse(format!(
-            "it has no committed position on --topics (of {})",
-            args.ends.topics.as_deref().unwrap_or("the config's topics")
-        )));
+        return Ok(refuse(
+            "it has no committed position on the selected topics".into(),
+        ));
     }
     if let Some(r) = rows.iter().find(|r| !r.status.ok()) {
         return Ok(refuse(format!(
@@ -180,7 +211,7 @@ fn settle(
             r.status.text()
         )));
     }
-    if let Some(why) = positions::active(target, group, timeout)? {
+    if let Some(why) = positions::active(target, group, req.timeout)? {
         return Ok(refuse(why));
     }
     let moves: Vec<(String, i32, i64)> = rows
@@ -191,7 +222,7 @@ fn settle(
                 .map(|t| (r.target_topic.clone(), r.partition, t))
         })
         .collect();
-    if args.dry_run || moves.is_empty() {
+    if req.dry_run || moves.is_empty() {
         return Ok(GroupOutcome {
             group: group.to_string(),
             status: "translated",

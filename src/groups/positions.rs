@@ -21,7 +21,8 @@ pub enum Selection {
 }
 
 impl Selection {
-    pub fn parse(spec: Option<&str>) -> Result<Selection> {
+    /// `flag` names the option in errors.
+    pub fn parse(spec: Option<&str>, flag: &str) -> Result<Selection> {
         let Some(spec) = spec.map(str::trim) else {
             return Ok(Selection::All);
         };
@@ -30,7 +31,7 @@ impl Selection {
                 let text = e.to_string();
                 let why = text.lines().last().unwrap_or_default();
                 let why = why.strip_prefix("error: ").unwrap_or(why);
-                Error::usage(format!("--groups: bad regex '{spec}': {why}"))
+                Error::usage(format!("{flag}: bad regex '{spec}': {why}"))
             });
         }
         let list: Vec<String> = spec
@@ -40,23 +41,29 @@ impl Selection {
             .map(String::from)
             .collect();
         if list.is_empty() {
-            return Err(Error::usage(
-                "--groups is empty: give a comma list of groups or a regex starting with '^'",
-            ));
+            return Err(Error::usage(format!(
+                "{flag} is empty: give a comma list of groups or a regex starting with '^'"
+            )));
         }
         Ok(Selection::List(list))
     }
 
     /// The groups to translate among those the source lists (pure). kreplicate's own groups
-    /// (their names start with `kreplicate`) only when named in a list; a named group the
-    /// source does not know is a usage error.
-    pub fn choose(&self, listed: &[String], source: &str) -> Result<Vec<String>> {
+    /// (their names start with `kreplicate`) only when named in a list. With `strict`, a
+    /// named group the source does not know, or a selection that matches none, is a usage
+    /// error; without (a copy's continuous sync), such groups are not there yet.
+    pub fn choose(&self, listed: &[String], source: &str, strict: bool) -> Result<Vec<String>> {
         let own = |g: &str| g.starts_with("kreplicate");
         let mut out: Vec<String> = match self {
             Selection::All => listed.iter().filter(|g| !own(g)).cloned().collect(),
             Selection::Regex(re) => listed
                 .iter()
                 .filter(|g| !own(g) && re.is_match(g))
+                .cloned()
+                .collect(),
+            Selection::List(names) if !strict => names
+                .iter()
+                .filter(|n| listed.contains(n))
                 .cloned()
                 .collect(),
             Selection::List(names) => {
@@ -70,7 +77,7 @@ impl Selection {
         };
         out.sort();
         out.dedup();
-        if out.is_empty() && !matches!(self, Selection::All) {
+        if strict && out.is_empty() && !matches!(self, Selection::All) {
             return Err(Error::usage(format!(
                 "--groups matches no consumer group on '{source}'"
             )));
@@ -173,26 +180,28 @@ mod tests {
     #[test]
     fn issue_11_group_selection() {
         let listed = names(&["billing", "kreplicate.dr", "audit", "billing-v2"]);
-        let all = Selection::parse(None).unwrap();
+        let parse = |s| Selection::parse(s, "--groups");
+        let all = parse(None).unwrap();
+        let want = names(&["audit", "billing", "billing-v2"]);
+        assert_eq!(all.choose(&listed, "A", true).unwrap(), want);
+        let re = parse(Some("^billing")).unwrap();
+        let want = names(&["billing", "billing-v2"]);
+        assert_eq!(re.choose(&listed, "A", true).unwrap(), want);
+        let named = parse(Some("kreplicate.dr, audit")).unwrap();
+        let want = names(&["audit", "kreplicate.dr"]);
+        assert_eq!(named.choose(&listed, "A", true).unwrap(), want);
+        let unknown = parse(Some("nope,audit")).unwrap();
+        let err = unknown.choose(&listed, "A", true).unwrap_err().to_string();
+        assert!(err.contains("'nope'"), "{err}");
+        // A copy's continuous sync waits for groups that do not exist yet.
         assert_eq!(
-            all.choose(&listed, "A").unwrap(),
-            names(&["audit", "billing", "billing-v2"])
+            unknown.choose(&listed, "A", false).unwrap(),
+            names(&["audit"])
         );
-        let re = Selection::parse(Some("^billing")).unwrap();
-        assert_eq!(
-            re.choose(&listed, "A").unwrap(),
-            names(&["billing", "billing-v2"])
-        );
-        let named = Selection::parse(Some("kreplicate.dr, audit")).unwrap();
-        assert_eq!(
-            named.choose(&listed, "A").unwrap(),
-            names(&["audit", "kreplicate.dr"])
-        );
-        let unknown = Selection::parse(Some("nope")).unwrap().choose(&listed, "A");
-        assert!(unknown.unwrap_err().to_string().contains("'nope'"));
-        assert!(Selection::parse(Some("^(")).is_err());
-        assert!(Selection::parse(Some(" , ")).is_err());
-        let none = Selection::parse(Some("^zzz")).unwrap().choose(&listed, "A");
-        assert!(none.is_err());
+        assert!(parse(Some("^(")).is_err());
+        assert!(parse(Some(" , ")).is_err());
+        let none = parse(Some("^zzz")).unwrap();
+        assert!(none.choose(&listed, "A", true).is_err());
+        assert!(none.choose(&listed, "A", false).unwrap().is_empty());
     }
 }
