@@ -7,8 +7,6 @@
 //! cluster is split off from the left of the last three fields, so an odd cluster name with a
 //! `/` still parses.
 
-use std::fmt::Write as _;
-
 use crate::offsets::NextOffset;
 
 /// The header that records where a copied record came from.
@@ -33,10 +31,17 @@ pub struct Stamp {
 }
 
 impl Stamp {
-    /// Writes the origin of one source record into a reused buffer.
+    /// Writes the origin of one source record into a reused buffer (per record: no
+    /// formatting machinery, no allocation once the buffer has grown).
     pub fn write(&self, buf: &mut String, topic: &str, partition: i32, offset: i64) {
         buf.clear();
-        let _ = write!(buf, "{}/{topic}/{partition}/{offset}", self.source);
+        buf.push_str(&self.source);
+        buf.push('/');
+        buf.push_str(topic);
+        buf.push('/');
+        push_int(buf, i64::from(partition));
+        buf.push('/');
+        push_int(buf, offset);
     }
 
     /// True when any of a record's origin header values names the target cluster: the record
@@ -46,6 +51,27 @@ impl Stamp {
             .into_iter()
             .filter_map(parse_origin)
             .any(|o| o.cluster == Some(self.target.as_str()))
+    }
+}
+
+/// Appends the decimal digits of `n`.
+fn push_int(buf: &mut String, n: i64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    let mut v = n.unsigned_abs();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        buf.push('-');
+    }
+    for &d in &digits[i..] {
+        buf.push(char::from(d));
     }
 }
 
@@ -121,6 +147,12 @@ mod tests {
             offset: 12345,
         };
         assert_eq!(parse_origin(buf.as_bytes()), Some(want));
+        stamp().write(&mut buf, "t", 0, 0);
+        assert_eq!(buf, "A/t/0/0");
+        stamp().write(&mut buf, "t", i32::MAX, i64::MAX);
+        assert_eq!(buf, format!("A/t/{}/{}", i32::MAX, i64::MAX));
+        stamp().write(&mut buf, "t", 1, -1001);
+        assert_eq!(buf, "A/t/1/-1001");
         // A cluster name holding a slash still parses: the last three fields are fixed.
         let odd = parse_origin(b"x/y/t/0/1").map(|o| (o.cluster, o.topic));
         assert_eq!(odd, Some((Some("x/y"), "t")));

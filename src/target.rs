@@ -142,17 +142,20 @@ pub(crate) fn headers_for(
     stamp: Option<&Stamp>,
     buf: &mut String,
 ) -> Option<OwnedHeaders> {
-    let own = msg.headers().map(|h| h.detach());
-    let Some(stamp) = stamp else { return own };
+    let own = msg.headers();
+    let Some(stamp) = stamp else {
+        return own.map(|h| h.detach());
+    };
     stamp.write(buf, msg.topic(), msg.partition(), msg.offset());
-    let origin = Header {
+    // Sized for the origin too: detach() and then insert() would grow the list again.
+    let mut headers = OwnedHeaders::new_with_capacity(own.map_or(0, |h| h.count()) + 1);
+    for h in own.iter().flat_map(|h| h.iter()) {
+        headers = headers.insert(h);
+    }
+    Some(headers.insert(Header {
         key: ORIGIN_HEADER,
         value: Some(buf.as_bytes()),
-    };
-    Some(
-        own.unwrap_or_else(|| OwnedHeaders::new_with_capacity(1))
-            .insert(origin),
-    )
+    }))
 }
 
 /// True when `msg` was copied from the target cluster (an origin header names it): copying it
