@@ -101,7 +101,11 @@ impl Exactly {
                 // in the same transaction, then are flushed too.
                 Ok(()) if !indexed => {
                     indexed = true;
-                    self.send_index()?;
+                    // A transaction that must abort refuses the entries too: its commit below
+                    // says so, and the abort rewinds (a lost entry only widens a lookup).
+                    if let Err(e) = self.send_index() {
+                        log::debug!("positions index entries not sent: {e}");
+                    }
                 }
                 Ok(()) => return self.producer.commit_transaction(left),
                 Err(e) if left <= FLUSH_STEP => return Err(e),
