@@ -13,6 +13,7 @@ mod docs;
 mod exactly_once;
 mod faults;
 mod groups;
+mod groups_refusals;
 mod harness;
 mod progress;
 mod provenance;
