@@ -10,9 +10,11 @@
 //!
 //! * `positions`: which groups, their positions on both sides, committing;
 //! * `lookup`: the index and the target records it leaves to read;
+//! * `batch`: those reads spread over a few threads;
 //! * `table`: the rows, the table and the JSON;
 //! * `sync`: the same, every interval, during a copy run (`--sync-groups`).
 
+mod batch;
 mod lookup;
 mod positions;
 mod sync;
@@ -113,12 +115,31 @@ pub fn translate(req: &Request<'_>) -> Result<Report> {
     let listed = positions::listed(&source, "source", timeout)?;
     let groups = req.selection.choose(&listed, &req.from.name, req.strict)?;
 
-    let reader = Target::new(req.to, timeout)?;
-    let index = reader.index()?;
+    let index = Target::new(req.to, timeout)?.index()?;
     let parts: Vec<(String, i32)> = routes
         .iter()
         .flat_map(|r| (0..r.partitions).map(move |p| (r.source.clone(), p)))
         .collect();
+    let target_parts: Vec<(String, i32)> = parts
+        .iter()
+        .map(|(t, p)| (target_of(&routes, t), *p))
+        .collect();
+    let stands = batch::stands((req.from, req.to), &groups, &parts, &target_parts, timeout)?;
+    // Every position to look up, once however many groups stand there.
+    let mut wanted: Vec<batch::Wanted> = Vec::new();
+    for (at_source, _) in &stands {
+        for ((topic, p), x) in parts.iter().zip(at_source) {
+            let target_topic = target_of(&routes, topic);
+            let key = (cluster.clone(), topic.clone(), *p, target_topic.clone());
+            if let (Some(x), true) = (x, index.contains_key(&key)) {
+                wanted.push((topic.clone(), *p, target_topic, *x));
+            }
+        }
+    }
+    wanted.sort();
+    wanted.dedup();
+    let found = batch::lookups(req.to, &cluster, &index, wanted, timeout)?;
+
     let mut report = Report {
         from: req.from.name.clone(),
         to: req.to.name.clone(),
@@ -126,29 +147,16 @@ pub fn translate(req: &Request<'_>) -> Result<Report> {
         groups: Vec::new(),
         partitions: Vec::new(),
     };
-    for group in &groups {
-        let at_source = positions::committed(
-            &positions::client(req.from, group, "source")?,
-            &parts,
-            timeout,
-        )?;
-        let on_target = positions::client(req.to, group, "target")?;
-        let target_parts: Vec<(String, i32)> = parts
-            .iter()
-            .map(|(t, p)| (target_of(&routes, t), *p))
-            .collect();
-        let before = positions::committed(&on_target, &target_parts, timeout)?;
+    for (group, (at_source, before)) in groups.iter().zip(stands) {
         let mut rows = Vec::new();
         for (((topic, p), x), before) in parts.iter().zip(at_source).zip(before) {
             let Some(x) = x else { continue };
             let target_topic = target_of(&routes, topic);
-            let key = (cluster.clone(), topic.clone(), *p, target_topic.clone());
-            let (status, target_position, read) = match index.get(&key) {
+            let lookup = (topic.clone(), *p, target_topic.clone(), x);
+            let (status, target_position, read) = match found.get(&lookup) {
                 None => (RowStatus::NoProvenance, None, 0),
-                Some(entries) => {
-                    let subject = (cluster.as_str(), topic.as_str(), *p, target_topic.as_str());
-                    let found = reader.translate(subject, entries, x)?;
-                    let at = match found.translation {
+                Some(f) => {
+                    let at = match f.translation {
                         Translation::At(t) => Some(t),
                         Translation::Ahead => None,
                     };
@@ -158,7 +166,7 @@ pub fn translate(req: &Request<'_>) -> Result<Report> {
                         (Some(t), Some(b)) if b > t && !req.allow_rewind => RowStatus::KeptAhead,
                         (Some(_), _) => RowStatus::Translated,
                     };
-                    (status, at, found.records_read)
+                    (status, at, f.records_read)
                 }
             };
             rows.push(Row {
@@ -177,7 +185,7 @@ pub fn translate(req: &Request<'_>) -> Result<Report> {
             // Consumes other topics than --topics: not ours to translate.
             continue;
         }
-        let outcome = settle(group, &rows, &target, &on_target, req)?;
+        let outcome = settle(group, &rows, &target, req)?;
         report.groups.push(outcome);
         report.partitions.extend(rows);
     }
@@ -189,7 +197,6 @@ fn settle(
     group: &str,
     rows: &[Row],
     target: &topics::Metadata,
-    on_target: &rdkafka::consumer::BaseConsumer,
     req: &Request<'_>,
 ) -> Result<GroupOutcome> {
     let refuse = |reason: String| GroupOutcome {
@@ -230,7 +237,8 @@ fn settle(
             committed: false,
         });
     }
-    Ok(match positions::commit(on_target, &moves) {
+    let on_target = positions::client(req.to, group, "target")?;
+    Ok(match positions::commit(&on_target, &moves) {
         Ok(()) => GroupOutcome {
             group: group.to_string(),
             status: "translated",
