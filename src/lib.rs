@@ -253,8 +253,12 @@ fn report(summary: &Summary, json: bool, quiet: bool) {
             .iter()
             .filter(|p| p.committed.is_some())
             .count();
+        let skipped = match summary.skipped {
+            0 => String::new(),
+            n => format!(", skipped {n} that came from the target"),
+        };
         eprintln!(
-            "kreplicate: {}: copied {} records ({:.1} MB) in {:.1} s with --guarantee {}; committed positions for {committed} of {} partitions",
+            "kreplicate: {}: copied {} records ({:.1} MB){skipped} in {:.1} s with --guarantee {}; committed positions for {committed} of {} partitions",
             summary.status,
             summary.records,
             summary.bytes as f64 / 1e6,

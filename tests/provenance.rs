@@ -153,7 +153,12 @@ fn issue_11_active_active_runs_converge_and_count_skipped_records() {
         for (i, run) in [kr::wait(x, limit), kr::wait(y, limit)].iter().enumerate() {
             assert_eq!(run.code, 0, "round {round}: {}", run.stderr);
             let j = run.json();
-            skipped[i] += j["skipped"].as_u64().expect("skipped is a number");
+            let n = j["skipped"].as_u64().expect("skipped is a number");
+            if n > 0 {
+                let line = format!("skipped {n} that came from the target");
+                assert!(run.stderr.contains(&line), "{}", run.stderr);
+            }
+            skipped[i] += n;
             copied[i] += j["records"].as_u64().expect("records");
         }
         if round == 0 {
