@@ -129,17 +129,18 @@ impl Target {
         source::assign(&self.reader, &tpl)
             .map_err(|e| Error::failed(format!("cannot read {topic}[{partition}]: {e}")))?;
         drop(tpl);
-        let deadline = Instant::now() + self.timeout;
+        // Bounds the wait for the next record, not the whole read (a gap may be long).
+        let mut deadline = Instant::now() + self.timeout;
         loop {
             if Instant::now() > deadline {
                 return Err(Error::failed(format!(
-                    "reading target topic {topic}[{partition}] took longer than {:?}",
+                    "reading target topic {topic}[{partition}]: nothing arrived for {:?}",
                     self.timeout
                 )));
             }
             match self.reader.poll(Duration::from_millis(100)) {
                 Some(Ok(m)) if to.is_some_and(|to| m.offset() >= to) || each(&m) => break,
-                Some(Ok(_)) => {}
+                Some(Ok(_)) => deadline = Instant::now() + self.timeout,
                 Some(Err(KafkaError::PartitionEOF(_))) => break,
                 Some(Err(e)) => {
                     return Err(Error::failed(format!(
