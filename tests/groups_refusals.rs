@@ -114,3 +114,42 @@ fn issue_11_groups_refusals_say_why_in_one_line_and_commit_nothing() {
     drop(member);
     assert_eq!(common::committed(bb, "busy", "t", PARTS), [-1, -1]);
 }
+
+#[test]
+fn issue_11_a_group_at_0_of_a_partition_the_copy_never_wrote_to_translates_to_its_end() {
+    let a = Tansu::start("tre0-a");
+    let b = Tansu::start("tre0-b");
+    let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    common::create_topic(ab, "t", PARTS);
+    common::create_topic(bb, "t", PARTS);
+    // Partition 1 is empty on the source; the target holds two foreign records there.
+    let only_p0: Vec<common::Rec> = (0..10)
+        .map(|i| common::Rec::kv(0, "k", &format!("v{i}")))
+        .collect();
+    common::produce(ab, "t", &only_p0);
+    common::produce(
+        bb,
+        "t",
+        &[common::Rec::kv(1, "f", "x"), common::Rec::kv(1, "f", "y")],
+    );
+    let run = kr::run(&kr::caught_up_args(
+        ab,
+        bb,
+        "t",
+        "kreplicate.c",
+        "at-least-once",
+        &[],
+    ));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    common::commit(ab, "app", "t", &[(0, 4), (1, 0)]);
+    let r = kr::run(&[
+        "groups", "--from", ab, "--to", bb, "--topics", "t", "--groups", "app",
+    ]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(
+        common::committed(bb, "app", "t", PARTS),
+        [4, 2],
+        "{}",
+        r.stdout
+    );
+}

@@ -108,7 +108,13 @@ impl Target {
             }
         }
         Ok(Found {
-            translation: trail::decide(x, first, trail::copied(entries), end),
+            // Position 0 is covered by any copy: nothing comes before it.
+            translation: trail::decide(
+                x,
+                first,
+                trail::copied(entries).or((x == 0).then_some(0)),
+                end,
+            ),
             records_read: read,
         })
     }

@@ -129,10 +129,19 @@ pub fn translate(req: &Request<'_>) -> Result<Report> {
     let mut wanted: Vec<batch::Wanted> = Vec::new();
     for (at_source, _) in &stands {
         for ((topic, p), x) in parts.iter().zip(at_source) {
+            let Some(x) = *x else { continue };
             let target_topic = target_of(&routes, topic);
             let key = (cluster.clone(), topic.clone(), *p, target_topic.clone());
-            if let (Some(x), true) = (x, index.contains_key(&key)) {
-                wanted.push((topic.clone(), *p, target_topic, *x));
+            // A partition the copy never wrote to (empty on the source) has no entry of its
+            // own; a group that consumed nothing there (X = 0) still translates exactly, by
+            // reading that partition, once the copy is known to have run for the topic.
+            let copied_topic = || {
+                index
+                    .keys()
+                    .any(|k| k.0 == cluster && k.1 == *topic && k.3 == target_topic)
+            };
+            if index.contains_key(&key) || (x == 0 && copied_topic()) {
+                wanted.push((topic.clone(), *p, target_topic, x));
             }
         }
     }
