@@ -44,6 +44,8 @@ Register-ArgumentCompleter -Native -CommandName 'kreplicate' -ScriptBlock {
             [CompletionResult]::new('--commit-interval', '--commit-interval', [CompletionResultType]::ParameterName, 'How often verified positions are committed to the source group [default: 5s]')
             [CompletionResult]::new('--join-timeout', '--join-timeout', [CompletionResultType]::ParameterName, 'Longest wait for the consumer group to assign partitions (at start and after a rebalance) before the run fails with exit 1; --shard needs no group join [default: 2m]')
             [CompletionResult]::new('--shard', '--shard', [CompletionResultType]::ParameterName, 'Own static shard I of N of the source partitions instead of sharing them through the consumer group: no group join to wait for and no rebalances; positions are still read from and committed to --group. Run each shard exactly once. exactly-once always owns a shard (default 1/1), and each shard has its own transactional identity')
+            [CompletionResult]::new('--sync-groups', '--sync-groups', [CompletionResultType]::ParameterName, 'While copying, translate these source consumer groups'' positions to the target and commit them there, as `kreplicate groups` does (never moving a group back): a comma list, or a regex when it starts with ''^''')
+            [CompletionResult]::new('--sync-groups-interval', '--sync-groups-interval', [CompletionResultType]::ParameterName, 'How often --sync-groups runs (and once more when the copy ends) [default: 30s]')
             [CompletionResult]::new('--txn-max-records', '--txn-max-records', [CompletionResultType]::ParameterName, 'exactly-once: commit a transaction after this many records [default: 200000]')
             [CompletionResult]::new('--txn-max-bytes', '--txn-max-bytes', [CompletionResultType]::ParameterName, 'exactly-once: commit a transaction after this many key + value bytes (e.g. 32MiB) [default: 128MiB]')
             [CompletionResult]::new('--txn-max-time', '--txn-max-time', [CompletionResultType]::ParameterName, 'exactly-once: commit a transaction after this long [default: 2s]')
@@ -54,6 +56,7 @@ Register-ArgumentCompleter -Native -CommandName 'kreplicate' -ScriptBlock {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON summary object on stdout on every exit, errors included (human output stays on stderr)')
             [CompletionResult]::new('--create-topics', '--create-topics', [CompletionResultType]::ParameterName, 'Create missing target topics with the source''s partition count and the configs set on the source topic (cleanup.policy, retention.*, segment.*, ...), less the excluded ones (see --config-exclude)')
             [CompletionResult]::new('--sync-configs', '--sync-configs', [CompletionResultType]::ParameterName, 'Set the source''s values of copied configs on existing target topics that differ (IncrementalAlterConfigs; excluded keys and keys set only on the target are left alone). Without it, differences are reported as warnings at start')
+            [CompletionResult]::new('--no-origin-header', '--no-origin-header', [CompletionResultType]::ParameterName, 'Copy records without the kreplicate.origin header (byte-identical headers); without it the target cannot be resumed by exactly-once, groups cannot be translated and records copied back by an opposite run cannot be recognised')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No progress display and no summary line on stderr (errors are still printed)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No progress display and no summary line on stderr (errors are still printed)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Diagnostics on stderr, including librdkafka''s log: -v info, -vv debug, -vvv trace (RUST_LOG=<level> works too)')
@@ -65,6 +68,7 @@ Register-ArgumentCompleter -Native -CommandName 'kreplicate' -ScriptBlock {
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Replicate sample records between two in-process mock clusters, with a broker fault injected mid-run, and check that every record arrived (no Kafka needed)')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Compare source and target partition by partition: counts, offset ranges and a digest of key, value, headers and timestamp in order; exit 0 when the target is an exact copy')
             [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'Show what a copy run with the same flags would do, writing nothing: each source topic, its target and partitions, configs to create or that differ, the group''s positions, records to copy and the warnings; exit 0 when the run would start, 2 when it would refuse (prefix any copy command line with `plan`)')
+            [CompletionResult]::new('groups', 'groups', [CompletionResultType]::ParameterValue, 'Translate the committed positions of the source''s consumer groups to the target (exact, from the origin of every copied record) and commit them to the same-named target groups')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write the man page and shell completions (man/, completions/) under DIR')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -120,6 +124,8 @@ Register-ArgumentCompleter -Native -CommandName 'kreplicate' -ScriptBlock {
             [CompletionResult]::new('--commit-interval', '--commit-interval', [CompletionResultType]::ParameterName, 'How often verified positions are committed to the source group [default: 5s]')
             [CompletionResult]::new('--join-timeout', '--join-timeout', [CompletionResultType]::ParameterName, 'Longest wait for the consumer group to assign partitions (at start and after a rebalance) before the run fails with exit 1; --shard needs no group join [default: 2m]')
             [CompletionResult]::new('--shard', '--shard', [CompletionResultType]::ParameterName, 'Own static shard I of N of the source partitions instead of sharing them through the consumer group: no group join to wait for and no rebalances; positions are still read from and committed to --group. Run each shard exactly once. exactly-once always owns a shard (default 1/1), and each shard has its own transactional identity')
+            [CompletionResult]::new('--sync-groups', '--sync-groups', [CompletionResultType]::ParameterName, 'While copying, translate these source consumer groups'' positions to the target and commit them there, as `kreplicate groups` does (never moving a group back): a comma list, or a regex when it starts with ''^''')
+            [CompletionResult]::new('--sync-groups-interval', '--sync-groups-interval', [CompletionResultType]::ParameterName, 'How often --sync-groups runs (and once more when the copy ends) [default: 30s]')
             [CompletionResult]::new('--txn-max-records', '--txn-max-records', [CompletionResultType]::ParameterName, 'exactly-once: commit a transaction after this many records [default: 200000]')
             [CompletionResult]::new('--txn-max-bytes', '--txn-max-bytes', [CompletionResultType]::ParameterName, 'exactly-once: commit a transaction after this many key + value bytes (e.g. 32MiB) [default: 128MiB]')
             [CompletionResult]::new('--txn-max-time', '--txn-max-time', [CompletionResultType]::ParameterName, 'exactly-once: commit a transaction after this long [default: 2s]')
@@ -130,12 +136,32 @@ Register-ArgumentCompleter -Native -CommandName 'kreplicate' -ScriptBlock {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON summary object on stdout on every exit, errors included (human output stays on stderr)')
             [CompletionResult]::new('--create-topics', '--create-topics', [CompletionResultType]::ParameterName, 'Create missing target topics with the source''s partition count and the configs set on the source topic (cleanup.policy, retention.*, segment.*, ...), less the excluded ones (see --config-exclude)')
             [CompletionResult]::new('--sync-configs', '--sync-configs', [CompletionResultType]::ParameterName, 'Set the source''s values of copied configs on existing target topics that differ (IncrementalAlterConfigs; excluded keys and keys set only on the target are left alone). Without it, differences are reported as warnings at start')
+            [CompletionResult]::new('--no-origin-header', '--no-origin-header', [CompletionResultType]::ParameterName, 'Copy records without the kreplicate.origin header (byte-identical headers); without it the target cannot be resumed by exactly-once, groups cannot be translated and records copied back by an opposite run cannot be recognised')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No progress display and no summary line on stderr (errors are still printed)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No progress display and no summary line on stderr (errors are still printed)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Diagnostics on stderr, including librdkafka''s log: -v info, -vv debug, -vvv trace (RUST_LOG=<level> works too)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Diagnostics on stderr, including librdkafka''s log: -v info, -vv debug, -vvv trace (RUST_LOG=<level> works too)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'kreplicate;groups' {
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Source cluster: a name from the config file, or host:port[,host:port]')
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Target cluster: a name from the config file, or host:port[,host:port]')
+            [CompletionResult]::new('--topics', '--topics', [CompletionResultType]::ParameterName, 'Source topics: a comma list, or a regex when it starts with ''^'' (resolved at start; internal topics ''__*'' never match a regex)')
+            [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Source topics to leave out of --topics: a comma list, or a regex when it starts with ''^'', e.g. --topics ''^orders\..*'' --exclude ''^orders\.tmp\.''')
+            [CompletionResult]::new('--rename', '--rename', [CompletionResultType]::ParameterName, 'Target topic name; {topic} stands for the source topic''s name [default: {topic}]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'YAML config file [default: $XDG_CONFIG_HOME/kreplicate/config.yaml]')
+            [CompletionResult]::new('-X', '-X ', [CompletionResultType]::ParameterName, 'librdkafka property for the source clients (repeatable), e.g. -X fetch.max.bytes=1048576')
+            [CompletionResult]::new('--from-property', '--from-property', [CompletionResultType]::ParameterName, 'librdkafka property for the source clients (repeatable), e.g. -X fetch.max.bytes=1048576')
+            [CompletionResult]::new('--to-property', '--to-property', [CompletionResultType]::ParameterName, 'librdkafka property for the target clients (repeatable), e.g. --to-property linger.ms=20')
+            [CompletionResult]::new('--groups', '--groups', [CompletionResultType]::ParameterName, 'Source consumer groups: a comma list, or a regex when it starts with ''^'' [default: every group with committed positions on --topics, except kreplicate''s own (kreplicate*)]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Longest wait for a broker request or read (e.g. 500ms, 30s, 2m) [default: defaults.timeout in the config file, else 30s]')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the table (group, topic, partition, source and target position, status) and commit nothing')
+            [CompletionResult]::new('--allow-rewind', '--allow-rewind', [CompletionResultType]::ParameterName, 'Also move a target group back when its committed position is past the translated one')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object on stdout instead of the table')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
         'kreplicate;generate' {
@@ -147,6 +173,7 @@ Register-ArgumentCompleter -Native -CommandName 'kreplicate' -ScriptBlock {
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Replicate sample records between two in-process mock clusters, with a broker fault injected mid-run, and check that every record arrived (no Kafka needed)')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Compare source and target partition by partition: counts, offset ranges and a digest of key, value, headers and timestamp in order; exit 0 when the target is an exact copy')
             [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'Show what a copy run with the same flags would do, writing nothing: each source topic, its target and partitions, configs to create or that differ, the group''s positions, records to copy and the warnings; exit 0 when the run would start, 2 when it would refuse (prefix any copy command line with `plan`)')
+            [CompletionResult]::new('groups', 'groups', [CompletionResultType]::ParameterValue, 'Translate the committed positions of the source''s consumer groups to the target (exact, from the origin of every copied record) and commit them to the same-named target groups')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write the man page and shell completions (man/, completions/) under DIR')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -158,6 +185,9 @@ Register-ArgumentCompleter -Native -CommandName 'kreplicate' -ScriptBlock {
             break
         }
         'kreplicate;help;plan' {
+            break
+        }
+        'kreplicate;help;groups' {
             break
         }
         'kreplicate;help;generate' {

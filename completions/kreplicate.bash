@@ -22,6 +22,9 @@ _kreplicate() {
             kreplicate,generate)
                 cmd="kreplicate__subcmd__generate"
                 ;;
+            kreplicate,groups)
+                cmd="kreplicate__subcmd__groups"
+                ;;
             kreplicate,help)
                 cmd="kreplicate__subcmd__help"
                 ;;
@@ -36,6 +39,9 @@ _kreplicate() {
                 ;;
             kreplicate__subcmd__help,generate)
                 cmd="kreplicate__subcmd__help__subcmd__generate"
+                ;;
+            kreplicate__subcmd__help,groups)
+                cmd="kreplicate__subcmd__help__subcmd__groups"
                 ;;
             kreplicate__subcmd__help,help)
                 cmd="kreplicate__subcmd__help__subcmd__help"
@@ -53,7 +59,7 @@ _kreplicate() {
 
     case "${cmd}" in
         kreplicate)
-            opts="-X -q -v -h -V --from --to --topics --exclude --rename --config --from-property --to-property --guarantee --group --until-caught-up --refresh-topics --json --start --on-gap --create-topics --config-exclude --sync-configs --max-bytes-per-sec --max-records-per-sec --replication-factor --delivery-timeout --timeout --commit-interval --join-timeout --shard --txn-max-records --txn-max-bytes --txn-max-time --metrics-addr --metrics-file --metrics-file-interval --quiet --verbose --help --version demo verify plan generate help"
+            opts="-X -q -v -h -V --from --to --topics --exclude --rename --config --from-property --to-property --guarantee --group --until-caught-up --refresh-topics --json --start --on-gap --create-topics --config-exclude --sync-configs --max-bytes-per-sec --max-records-per-sec --replication-factor --delivery-timeout --timeout --commit-interval --join-timeout --shard --no-origin-header --sync-groups --sync-groups-interval --txn-max-records --txn-max-bytes --txn-max-time --metrics-addr --metrics-file --metrics-file-interval --quiet --verbose --help --version demo verify plan groups generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -151,6 +157,14 @@ _kreplicate() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --sync-groups)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sync-groups-interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --txn-max-records)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -218,8 +232,66 @@ _kreplicate() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kreplicate__subcmd__groups)
+            opts="-X -h --from --to --topics --exclude --rename --config --from-property --to-property --groups --dry-run --allow-rewind --json --timeout --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topics)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --exclude)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rename)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from-property)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -X)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to-property)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --groups)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kreplicate__subcmd__help)
-            opts="demo verify plan generate help"
+            opts="demo verify plan groups generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -247,6 +319,20 @@ _kreplicate() {
             return 0
             ;;
         kreplicate__subcmd__help__subcmd__generate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kreplicate__subcmd__help__subcmd__groups)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -303,7 +389,7 @@ _kreplicate() {
             return 0
             ;;
         kreplicate__subcmd__plan)
-            opts="-X -q -v -h --from --to --topics --exclude --rename --config --from-property --to-property --guarantee --group --until-caught-up --refresh-topics --json --start --on-gap --create-topics --config-exclude --sync-configs --max-bytes-per-sec --max-records-per-sec --replication-factor --delivery-timeout --timeout --commit-interval --join-timeout --shard --txn-max-records --txn-max-bytes --txn-max-time --metrics-addr --metrics-file --metrics-file-interval --quiet --verbose --help"
+            opts="-X -q -v -h --from --to --topics --exclude --rename --config --from-property --to-property --guarantee --group --until-caught-up --refresh-topics --json --start --on-gap --create-topics --config-exclude --sync-configs --max-bytes-per-sec --max-records-per-sec --replication-factor --delivery-timeout --timeout --commit-interval --join-timeout --shard --no-origin-header --sync-groups --sync-groups-interval --txn-max-records --txn-max-bytes --txn-max-time --metrics-addr --metrics-file --metrics-file-interval --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -398,6 +484,14 @@ _kreplicate() {
                     return 0
                     ;;
                 --shard)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sync-groups)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sync-groups-interval)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -77,6 +77,27 @@ enum Cmd {
         #[arg(long, value_name = "NAME")]
         ignore_header: Vec<String>,
     },
+    /// Commit positions of `topic` for consumer groups <prefix>000.. (as a non-member): every
+    /// partition at --position, or, with --seed, at a pseudo-random position in 0..=--max
+    Commit {
+        #[arg(long)]
+        bootstrap: String,
+        #[arg(long)]
+        topic: String,
+        #[arg(long)]
+        partitions: i32,
+        /// One group of this exact name, or with --groups N the groups PREFIX000 to PREFIX<N-1>
+        #[arg(long)]
+        group: String,
+        #[arg(long)]
+        groups: Option<u32>,
+        #[arg(long)]
+        position: Option<i64>,
+        #[arg(long, default_value_t = 0)]
+        max: i64,
+        #[arg(long)]
+        seed: Option<u64>,
+    },
     /// List the topics of a cluster with their partition counts
     Topics {
         #[arg(long)]
@@ -123,6 +144,18 @@ fn main() -> ExitCode {
             !no_digest,
             &ignore_header,
         ),
+        Cmd::Commit {
+            bootstrap,
+            topic,
+            partitions,
+            group,
+            groups,
+            position,
+            max,
+            seed,
+        } => commit(
+            &bootstrap, &topic, partitions, &group, groups, position, max, seed,
+        ),
         Cmd::Topics { bootstrap } => list_topics(&bootstrap),
         Cmd::Delete { bootstrap, topics } => delete_topics(&bootstrap, &topics),
     };
@@ -133,6 +166,48 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn commit(
+    bootstrap: &str,
+    topic: &str,
+    partitions: i32,
+    group: &str,
+    groups: Option<u32>,
+    position: Option<i64>,
+    max: i64,
+    seed: Option<u64>,
+) -> AnyResult<()> {
+    let names: Vec<String> = match groups {
+        None => vec![group.to_string()],
+        Some(n) => (0..n).map(|i| format!("{group}{i:03}")).collect(),
+    };
+    let mut x = seed.unwrap_or(1) | 1;
+    for name in names {
+        let c: BaseConsumer = ClientConfig::new()
+            .set("bootstrap.servers", bootstrap)
+            .set("group.id", &name)
+            .set("enable.auto.commit", "false")
+            .create()?;
+        let mut tpl = TopicPartitionList::new();
+        for p in 0..partitions {
+            let at = match (position, seed) {
+                (Some(n), _) => n,
+                (None, Some(_)) => {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    (x % (max as u64 + 1)) as i64
+                }
+                (None, None) => bail!("give --position or --seed"),
+            };
+            tpl.add_partition_offset(topic, p, Offset::Offset(at))?;
+        }
+        c.commit(&tpl, rdkafka::consumer::CommitMode::Sync)
+            .with_context(|| format!("commit for {name}"))?;
+    }
+    Ok(())
 }
 
 fn list_topics(bootstrap: &str) -> AnyResult<()> {

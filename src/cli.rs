@@ -72,6 +72,9 @@ pub enum Command {
     /// records to copy and the warnings; exit 0 when the run would start, 2 when it would
     /// refuse (prefix any copy command line with `plan`)
     Plan(Box<CopyArgs>),
+    /// Translate the committed positions of the source's consumer groups to the target (exact,
+    /// from the origin of every copied record) and commit them to the same-named target groups
+    Groups(Box<GroupsArgs>),
     /// Write the man page and shell completions (man/, completions/) under DIR
     #[command(hide = true)]
     Generate {
@@ -191,6 +194,22 @@ pub struct CopyArgs {
     #[arg(long, value_name = "I/N")]
     pub shard: Option<String>,
 
+    /// Copy records without the kreplicate.origin header (byte-identical headers); without it
+    /// the target cannot be resumed by exactly-once, groups cannot be translated and records
+    /// copied back by an opposite run cannot be recognised
+    #[arg(long)]
+    pub no_origin_header: bool,
+
+    /// While copying, translate these source consumer groups' positions to the target and
+    /// commit them there, as `kreplicate groups` does (never moving a group back): a comma list,
+    /// or a regex when it starts with '^'
+    #[arg(long, value_name = "LIST|^REGEX")]
+    pub sync_groups: Option<String>,
+
+    /// How often --sync-groups runs (and once more when the copy ends) [default: 30s]
+    #[arg(long, value_name = "DURATION")]
+    pub sync_groups_interval: Option<String>,
+
     /// exactly-once: commit a transaction after this many records [default: 200000]
     #[arg(long, value_name = "N")]
     pub txn_max_records: Option<u64>,
@@ -283,6 +302,36 @@ pub struct VerifyArgs {
     /// Longest wait for a broker: metadata at start, and the next record or end of a
     /// partition while reading (e.g. 500ms, 30s, 2m) [default: defaults.timeout in the config
     /// file, else 30s]
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<String>,
+}
+
+/// Flags of `kreplicate groups`.
+#[derive(Debug, Default, Args)]
+pub struct GroupsArgs {
+    #[command(flatten)]
+    pub ends: EndpointArgs,
+
+    /// Source consumer groups: a comma list, or a regex when it starts with '^' [default: every
+    /// group with committed positions on --topics, except kreplicate's own (kreplicate*)]
+    #[arg(long, value_name = "LIST|^REGEX")]
+    pub groups: Option<String>,
+
+    /// Print the table (group, topic, partition, source and target position, status) and
+    /// commit nothing
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Also move a target group back when its committed position is past the translated one
+    #[arg(long)]
+    pub allow_rewind: bool,
+
+    /// Print one JSON object on stdout instead of the table
+    #[arg(long)]
+    pub json: bool,
+
+    /// Longest wait for a broker request or read (e.g. 500ms, 30s, 2m) [default:
+    /// defaults.timeout in the config file, else 30s]
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
 }

@@ -279,6 +279,9 @@ pub fn run(args: &DemoArgs) -> Result<(Summary, bool)> {
         max_bytes_per_sec: None,
         max_records_per_sec: None,
         shard: None,
+        origin_header: true,
+        sync_groups: None,
+        sync_groups_interval: Duration::from_secs(30),
         txn_max_records: 500,
         txn_max_bytes: 1 << 20,
         txn_max_time: Duration::from_millis(500),
@@ -334,7 +337,7 @@ pub fn run(args: &DemoArgs) -> Result<(Summary, bool)> {
             .unwrap_or_default()
     );
     let mut copied = read_all(&b_boot, TOPIC, PARTITIONS)?;
-    // exactly-once adds an origin header to every record.
+    // Every copied record carries an origin header.
     for r in &mut copied {
         r.headers.retain(|(k, _)| !k.starts_with("kreplicate."));
     }

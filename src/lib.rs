@@ -2,10 +2,11 @@
 //!
 //! The binary is a thin wrapper over [`run_cli`]. Layers, each importing only layers below it:
 //! 1. `lib` parses, dispatches, prints and maps the outcome to an [`error::Exit`]; nothing
-//!    imports `lib`, `demo`, `plan` or `verify`.
+//!    imports `lib`, `demo`, `plan`, `verify` or `groups`.
 //! 2. `engine` picks one of two engines, `acked` (none, at-least-once) or `transactional`
 //!    (exactly-once), which never import each other; `verify` compares the two sides and
-//!    never imports an engine.
+//!    never imports an engine; `groups` translates consumer group positions through the
+//!    positions index (`trail`) the engines write, and never imports an engine either.
 //! 3. `source` (assign, classify a poll, ends, gaps, lag) and `target` (record mapping, one
 //!    send path, flush) serve the engines, `source` also `verify`; they never import each other.
 //!    `report` counts and summarises a run; `progress` shows it on the terminal and
@@ -14,13 +15,14 @@
 //!    run's vocabulary from `options`; `config` turns `cli` flags and the YAML into `options`;
 //!    `cli` imports only `options`.
 //! 5. Leaves import nothing of the crate but other leaves: `error`, `offsets`, `origin`,
-//!    `shard`, `throttle`, `mock`.
+//!    `shard`, `throttle`, `mock`, `trail`.
 
 mod cli;
 mod config;
 mod demo;
 mod engine;
 pub mod error;
+mod groups;
 mod kafka;
 mod manual;
 mod metrics;
@@ -36,6 +38,7 @@ mod source;
 mod target;
 mod throttle;
 mod topics;
+mod trail;
 mod verify;
 
 /// The config file parser, for tests that check the README's example.
@@ -70,9 +73,11 @@ where
             let exit = clap_error(&e);
             // A copy run's script that asked for JSON gets its line even when the flags are
             // wrong (verify and demo print other objects).
-            let subcommand = args
-                .get(1)
-                .is_some_and(|a| a == "verify" || a == "demo" || a == "plan");
+            let subcommand = args.get(1).is_some_and(|a| {
+                ["verify", "demo", "plan", "groups"]
+                    .iter()
+                    .any(|s| *a == **s)
+            });
             if exit == Exit::Usage && !subcommand && args.iter().any(|a| a == "--json") {
                 let err = Error::usage(clap_line(&e.to_string()));
                 print_json(&Summary::of_error(&Identity::default(), started, &err));
@@ -85,6 +90,8 @@ where
         // verify's 1 means "the target differs": any error of its own is 2.
         Some(Command::Verify(args)) => verify::run(args).map_err(Error::usage),
         Some(Command::Plan(args)) => plan::run(args),
+        // Like verify's, groups' 1 is an outcome (some groups not translated).
+        Some(Command::Groups(args)) => groups::run(args),
         Some(Command::Generate { dir }) => manual::generate(dir)
             .map(|()| Exit::Done)
             .map_err(|e| Error::usage(format!("cannot write into {}: {e}", dir.display()))),
@@ -146,6 +153,10 @@ fn copy(args: &cli::CopyArgs, started: Instant, who: &mut Identity) -> Result<Ex
     let file = config::load_file(path.as_deref(), required)?;
     let opts = config::resolve(args, &file)?;
     *who = Identity::of(&opts);
+    let sync = match &opts.sync_groups {
+        Some(spec) => Some(groups::Selection::parse(Some(spec), "--sync-groups")?),
+        None => None,
+    };
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
@@ -169,6 +180,7 @@ fn copy(args: &cli::CopyArgs, started: Instant, who: &mut Identity) -> Result<Ex
     };
     let (stop, copying) = (signals.stop.clone(), signals.copying.clone());
     let (quiet, every) = (args.quiet, opts.commit_interval);
+    let sync_opts = opts.clone();
     let result = runtime.block_on(async {
         watch_signals(signals)?;
         // librdkafka calls block: keep them off the async workers.
@@ -182,7 +194,12 @@ fn copy(args: &cli::CopyArgs, started: Instant, who: &mut Identity) -> Result<Ex
             }
             let summary = prepared.map(|replicator| {
                 copying.store(true, Ordering::SeqCst);
-                replicator.run(&stop)
+                let syncer = sync.map(|s| groups::Syncer::start(&sync_opts, s));
+                let summary = replicator.run(&stop);
+                if let Some(s) = syncer {
+                    s.finish();
+                }
+                summary
             });
             if let Some(live) = live {
                 live.finish();
@@ -265,8 +282,12 @@ fn report(summary: &Summary, json: bool, quiet: bool) {
             .iter()
             .filter(|p| p.committed.is_some())
             .count();
+        let skipped = match summary.skipped {
+            0 => String::new(),
+            n => format!(", skipped {n} that came from the target"),
+        };
         eprintln!(
-            "kreplicate: {}: copied {} records ({:.1} MB) in {:.1} s with --guarantee {}; committed positions for {committed} of {} partitions",
+            "kreplicate: {}: copied {} records ({:.1} MB){skipped} in {:.1} s with --guarantee {}; committed positions for {committed} of {} partitions",
             summary.status,
             summary.records,
             summary.bytes as f64 / 1e6,

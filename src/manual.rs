@@ -119,8 +119,14 @@ fn sections() -> Roff {
     r.control("SH", ["HEADERS"]);
     para(
         &mut r,
-        "Under --guarantee exactly-once every copied record carries one added header, kreplicate.origin, whose value is <source topic>/<partition>/<offset> of the record it copies. A run resumes after the newest origin it finds at the end of each target partition. verify ignores headers starting with kreplicate.; the other headers, keys, values and timestamps are copied unchanged.",
+        "Under every guarantee each copied record carries one added header, kreplicate.origin, whose value is <source cluster id>/<source topic>/<partition>/<offset> of the record it copies (the --from name when the source reports no cluster id). Exactly-once runs before this version wrote <source topic>/<partition>/<offset>; both are read. Exactly-once resumes after the newest origin it finds at the end of each target partition; kreplicate groups translates consumer group positions through it, and a record whose origin names the target cluster is not copied back (counted as skipped). --no-origin-header leaves the header out (and with it translation and loop prevention; exactly-once refuses it). verify ignores headers starting with kreplicate.; the other headers, keys, values and timestamps are copied unchanged.",
     );
+    para(
+        &mut r,
+        "The copy also writes a positions index to the compacted topic __kreplicate.index on the target, with each commit, so that a translation reads at most one interval of target records.",
+    );
+    r.control("SH", ["CUT-OVER"]);
+    verbatim(&mut r, &readme_block("### Cut-over", "```sh"));
     r
 }
 
@@ -185,5 +191,6 @@ mod tests {
                 .any(|(n, t)| n == "kreplicate_lag_records"
                     && t.starts_with("gauge: records between"))
         );
+        assert!(readme_block("### Cut-over", "```sh").contains("kreplicate groups"));
     }
 }

@@ -8,6 +8,7 @@ use rdkafka::producer::{BaseProducer, DefaultProducerContext, Producer};
 use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
 
 use crate::error::{Error, Result};
+use crate::trail::INDEX_TOPIC;
 
 /// A mock cluster owned by a producer handle (the handle keeps it alive).
 pub struct MockKafka {
@@ -30,7 +31,10 @@ impl MockKafka {
             }
             rdkafka_sys::rd_kafka_mock_group_initial_rebalance_delay_ms(raw, 0);
         }
-        Ok(MockKafka { owner })
+        let mock = MockKafka { owner };
+        // The mock has no admin API: a copy could not create its positions index there.
+        mock.create_topic(INDEX_TOPIC, 1)?;
+        Ok(mock)
     }
 
     /// The fault-injection handle.

@@ -155,6 +155,11 @@ pub struct RunOptions {
     pub txn_max_bytes: u64,
     pub txn_max_time: Duration,
     pub metrics: Metrics,
+    /// Stamp every copied record with its origin (off with `--no-origin-header`).
+    pub origin_header: bool,
+    /// `--sync-groups`: consumer groups to translate to the target while copying, and how often.
+    pub sync_groups: Option<String>,
+    pub sync_groups_interval: Duration,
 }
 
 /// Where the run publishes its metrics, if anywhere.

@@ -131,8 +131,13 @@ fn message(p: &Counters, rate: f64) -> String {
     } else {
         String::new()
     };
+    // Records that came from the target (loops), only when there are any.
+    let skipped = match p.skipped.load(Ordering::Relaxed) {
+        0 => String::new(),
+        n => format!("  {} skipped", count(n)),
+    };
     format!(
-        "{} records  {:.1} MB  {}/s{lag}  committed {}/{} partitions{throttled}",
+        "{} records  {:.1} MB  {}/s{lag}{skipped}  committed {}/{} partitions{throttled}",
         count(p.records.load(Ordering::Relaxed)),
         p.bytes.load(Ordering::Relaxed) as f64 / 1e6,
         count(rate as u64),

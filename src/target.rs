@@ -5,11 +5,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rdkafka::error::{KafkaError, KafkaResult, RDKafkaErrorCode};
-use rdkafka::message::{BorrowedMessage, Message, OwnedHeaders, ToBytes};
+use rdkafka::message::{BorrowedMessage, Header, Headers, Message, OwnedHeaders, ToBytes};
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer, ProducerContext};
 use rdkafka::util::IntoOpaque;
 
 use crate::error::{Error, Result};
+use crate::origin::{Stamp, ORIGIN_HEADER};
 use crate::report::Counters;
 use crate::topics::Route;
 
@@ -174,4 +175,42 @@ pub(crate) fn count_retries(stats: &rdkafka::statistics::Statistics, counters: &
     counters
         .retries
         .store(retries, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The headers of the copy of `msg`: its own, then (unless `--no-origin-header`) its origin,
+/// written through `buf`, a buffer reused for every record. A record without headers and
+/// without a stamp costs nothing.
+pub(crate) fn headers_for(
+    msg: &BorrowedMessage<'_>,
+    stamp: Option<&Stamp>,
+    buf: &mut String,
+) -> Option<OwnedHeaders> {
+    let own = msg.headers();
+    let Some(stamp) = stamp else {
+        return own.map(|h| h.detach());
+    };
+    stamp.write(buf, msg.topic(), msg.partition(), msg.offset());
+    // Sized for the origin too: detach() and then insert() would grow the list again.
+    let mut headers = OwnedHeaders::new_with_capacity(own.map_or(0, |h| h.count()) + 1);
+    for h in own.iter().flat_map(|h| h.iter()) {
+        headers = headers.insert(h);
+    }
+    Some(headers.insert(Header {
+        key: ORIGIN_HEADER,
+        value: Some(buf.as_bytes()),
+    }))
+}
+
+/// True when `msg` was copied from the target cluster (an origin header names it): copying it
+/// back would loop between two runs A→B and B→A.
+pub(crate) fn copied_back(msg: &BorrowedMessage<'_>, stamp: Option<&Stamp>) -> bool {
+    let (Some(stamp), Some(headers)) = (stamp, msg.headers()) else {
+        return false;
+    };
+    stamp.loops(
+        headers
+            .iter()
+            .filter(|h| h.key == ORIGIN_HEADER)
+            .filter_map(|h| h.value),
+    )
 }

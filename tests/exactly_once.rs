@@ -221,7 +221,9 @@ fn mock_pair(records: usize) -> (MockKafka, MockKafka, String, String) {
 #[test]
 fn exactly_once_abortable_produce_error_aborts_and_rewinds_without_loss_or_duplicates() {
     let (_a, b, ab, bb) = mock_pair(600);
-    let mut errors = vec![RDKafkaRespErr::RD_KAFKA_RESP_ERR_NO_ERROR; 5];
+    // The first transaction's five batches and its positions index entry (issue 11) pass;
+    // the second transaction's first batch fails.
+    let mut errors = vec![RDKafkaRespErr::RD_KAFKA_RESP_ERR_NO_ERROR; 6];
     errors.push(RDKafkaRespErr::RD_KAFKA_RESP_ERR_UNKNOWN);
     b.cluster()
         .unwrap()

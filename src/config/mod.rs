@@ -68,6 +68,9 @@ pub struct Defaults {
     pub metrics_addr: Option<String>,
     pub metrics_file: Option<PathBuf>,
     pub metrics_file_interval: Option<String>,
+    pub no_origin_header: Option<bool>,
+    pub sync_groups: Option<String>,
+    pub sync_groups_interval: Option<String>,
 }
 
 /// Where the config file comes from: `--config`, then `$KREPLICATE_CONFIG`, then the default.
@@ -319,6 +322,29 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
             "--metrics-file-interval must be greater than zero",
         ));
     }
+    let origin_header = !(args.no_origin_header || d.no_origin_header.unwrap_or(false));
+    if !origin_header && guarantee == Guarantee::ExactlyOnce {
+        return Err(Error::usage(
+            "--no-origin-header cannot be used with --guarantee exactly-once: the target resumes from the origin headers",
+        ));
+    }
+    let sync_groups = args.sync_groups.clone().or_else(|| d.sync_groups.clone());
+    let sync_groups_interval = duration(
+        &args.sync_groups_interval,
+        &d.sync_groups_interval,
+        "sync-groups-interval",
+        Duration::from_secs(30),
+    )?;
+    if sync_groups_interval.is_zero() {
+        return Err(Error::usage(
+            "--sync-groups-interval must be greater than zero",
+        ));
+    }
+    if sync_groups.is_some() && !origin_header {
+        return Err(Error::usage(
+            "--sync-groups needs the origin header: it cannot translate positions with --no-origin-header",
+        ));
+    }
     let replication_factor = args.replication_factor.or(d.replication_factor);
     if let Some(rf) = replication_factor {
         if rf < 1 {
@@ -365,6 +391,9 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
         txn_max_bytes,
         txn_max_time,
         metrics,
+        origin_header,
+        sync_groups,
+        sync_groups_interval,
     })
 }
 

@@ -14,6 +14,7 @@ use crate::kafka;
 use crate::options::{Guarantee, RunOptions};
 use crate::report::{Counters, Summary};
 use crate::topics;
+use crate::{progress, trail};
 
 /// A run that passed every check and is ready to copy.
 pub struct Replicator {
@@ -40,6 +41,8 @@ impl Replicator {
             routes,
             warnings,
             later,
+            stamp,
+            index,
         } = topics::apply(opts, topics::inspect(opts)?)?;
         if let Some(later) = later {
             // Config drift is advice: reported while the copy starts, never delaying it.
@@ -50,10 +53,23 @@ impl Replicator {
                 }
             });
         }
+        let index = match (index, &stamp) {
+            (Ok(()), _) => true,
+            (Err(_), None) => {
+                progress::say("kreplicate: note: --no-origin-header: records carry no origin, so `kreplicate groups` cannot translate positions on this target and an opposite run cannot recognise these records as copies");
+                false
+            }
+            (Err(e), Some(_)) => {
+                progress::say(&format!("kreplicate: warning: cannot create the positions index topic {} on '{}' ({e}): the copy goes on, but `kreplicate groups` cannot translate positions of what it copies", trail::INDEX_TOPIC, opts.to.name));
+                false
+            }
+        };
         let engine = match opts.guarantee {
             Guarantee::ExactlyOnce => Engine::Transactional(transactional::Exactly::new(
                 opts,
                 routes,
+                stamp,
+                index,
                 progress,
                 consumer_cfg,
                 producer_cfg,
@@ -61,6 +77,8 @@ impl Replicator {
             _ => Engine::Acked(acked::Acked::new(
                 opts,
                 routes,
+                stamp,
+                index,
                 progress,
                 consumer_cfg,
                 producer_cfg,

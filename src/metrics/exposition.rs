@@ -143,6 +143,11 @@ impl Collector for Scrape {
                 &c.retries,
             ),
             (
+                "skipped_records",
+                "Source records not copied because their origin names the target cluster (loops)",
+                &c.skipped,
+            ),
+            (
                 "rebalances",
                 "Partition assignments the source consumer group handed this process",
                 &c.rebalances,

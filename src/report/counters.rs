@@ -19,6 +19,8 @@ pub struct Counters {
     pub committed: AtomicU64,
     /// Records between the read positions and the partition ends; -1 until known.
     pub lag: AtomicI64,
+    /// Source records not copied because their origin names the target cluster (loops).
+    pub skipped: AtomicU64,
     /// Deliveries the target failed (each fails an at-least-once run, and aborts an
     /// exactly-once transaction).
     pub delivery_errors: AtomicU64,
@@ -133,6 +135,7 @@ impl Default for Counters {
             assigned: AtomicU64::new(0),
             committed: AtomicU64::new(0),
             lag: AtomicI64::new(-1),
+            skipped: AtomicU64::new(0),
             delivery_errors: AtomicU64::new(0),
             retries: AtomicU64::new(0),
             rebalances: AtomicU64::new(0),

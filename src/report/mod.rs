@@ -57,6 +57,9 @@ pub struct Summary {
     pub records: u64,
     /// Key + value bytes of those records.
     pub bytes: u64,
+    /// Source records not copied because they came from the target cluster (their origin
+    /// header names it): what keeps two opposite runs A→B and B→A from looping.
+    pub skipped: u64,
     pub seconds: f64,
     /// Of those, seconds the read side waited for `--max-bytes-per-sec` or
     /// `--max-records-per-sec` (0 without a limit).
@@ -146,6 +149,7 @@ impl Summary {
         summary.records = progress.records.load(Ordering::Relaxed);
         summary.bytes = progress.bytes.load(Ordering::Relaxed);
         summary.throttled_seconds = progress.throttled_seconds();
+        summary.skipped = progress.skipped.load(Ordering::Relaxed);
         summary.partitions = positions
             .into_iter()
             .map(|((topic, partition), end)| PartitionSummary {
@@ -213,6 +217,7 @@ impl Summary {
             guarantee: who.guarantee,
             records: 0,
             bytes: 0,
+            skipped: 0,
             seconds: elapsed.as_secs_f64(),
             throttled_seconds: 0.0,
             status,

@@ -2,17 +2,20 @@
 //! `kreplicate plan` can show it), and doing it ([`apply`]): create missing topics with the
 //! source's partitions and configs, set differing configs with `--sync-configs`.
 
-use std::collections::{BTreeMap, HashMap};
-use std::time::{Duration, Instant};
+use std::collections::BTreeMap;
 
 use rdkafka::admin::{AdminOptions, NewTopic, TopicReplication};
 use rdkafka::error::RDKafkaErrorCode;
 
 use super::admin::{self, Admin};
 use super::drift::{compare_configs, LaterDrift};
-use super::{metadata, same_cluster, select, topic_partitions, Metadata, Route, TopicCheck};
+use super::{
+    cluster_ids, index, metadata, same_cluster, select, wait_for, Metadata, Route, TopicCheck,
+};
 use crate::error::{Error, Result};
 use crate::options::RunOptions;
+use crate::origin::Stamp;
+use crate::trail::INDEX_TOPIC;
 
 /// Everything [`inspect`] found.
 pub struct Inspection {
@@ -24,6 +27,9 @@ pub struct Inspection {
     /// False when config drift is left to [`LaterDrift`].
     configs_compared: bool,
     target: Metadata,
+    /// Both clusters' ids, where they report one (the origin stamp names them).
+    ids: (Option<String>, Option<String>),
+    index_exists: bool,
 }
 
 impl Inspection {
@@ -62,7 +68,8 @@ pub fn inspect(opts: &RunOptions) -> Result<Inspection> {
     let (target_meta, target_topics) =
         target.map_err(|_| Error::failed("the target check thread panicked"))??;
     let mut refusal = None;
-    if same_cluster(opts, &source_meta, &target_meta) {
+    let ids = cluster_ids(opts, &source_meta, &target_meta);
+    if same_cluster(opts, &ids) {
         if let Some(r) = routes.iter().find(|r| r.source == r.target) {
             refusal = Some(format!(
                 "refusing to copy topic '{}' onto itself (same cluster, same name): use --rename",
@@ -108,6 +115,8 @@ pub fn inspect(opts: &RunOptions) -> Result<Inspection> {
         warnings,
         configs_compared,
         target: target_meta,
+        ids,
+        index_exists: target_topics.contains_key(INDEX_TOPIC),
     })
 }
 
@@ -119,10 +128,23 @@ pub fn apply(opts: &RunOptions, found: Inspection) -> Result<Applied> {
     }
     realise(opts, &found.topics, &found.target)?;
     let later = (!found.configs_compared).then(|| LaterDrift(found.topics.clone()));
+    let stamp = opts.origin_header.then(|| {
+        let (source, target) = found.ids.clone();
+        Stamp {
+            source: source.unwrap_or_else(|| opts.from.name.clone()),
+            target: target.unwrap_or_else(|| opts.to.name.clone()),
+        }
+    });
+    let index = match stamp {
+        Some(_) => index::ensure(opts, found.index_exists, &found.target),
+        None => Err("--no-origin-header".into()),
+    };
     Ok(Applied {
         routes: found.routes(),
         warnings: found.warnings,
         later,
+        stamp,
+        index,
     })
 }
 
@@ -133,6 +155,11 @@ pub struct Applied {
     pub warnings: Vec<String>,
     /// Config drift to report while the copy starts.
     pub later: Option<LaterDrift>,
+    /// The origin stamp (both clusters' identities), unless `--no-origin-header`.
+    pub stamp: Option<Stamp>,
+    /// The positions index topic exists on the target (created when missing), so commits
+    /// write entries to it; else why not.
+    pub index: std::result::Result<(), String>,
 }
 
 /// Creates the missing target topics of `topics` and, with `--sync-configs`, sets the
@@ -213,24 +240,10 @@ fn create_topics(opts: &RunOptions, missing: &[&TopicCheck], target: &Metadata) 
         }
     }
     // Wait until metadata shows every new topic with all its partitions.
-    let deadline = Instant::now() + opts.timeout;
-    loop {
-        let ready = topic_partitions(target, opts.timeout)
-            .map(|t: HashMap<String, i32>| {
-                missing.iter().all(|m| {
-                    t.get(&m.route.target)
-                        .is_some_and(|&n| n >= m.route.partitions)
-                })
-            })
-            .unwrap_or(false);
-        if ready {
-            return Ok(());
-        }
-        if Instant::now() > deadline {
-            return Err(Error::failed(
-                "created target topics did not show up in the target's metadata in time",
-            ));
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    let want: Vec<(&str, i32)> = missing
+        .iter()
+        .map(|m| (m.route.target.as_str(), m.route.partitions))
+        .collect();
+    wait_for(target, &want, opts.timeout)
+        .map_err(|e| Error::failed(format!("created target topics: {e}")))
 }

@@ -14,6 +14,7 @@ mod check;
 pub mod configs;
 mod discover;
 mod drift;
+mod index;
 
 pub use check::{apply, inspect, Applied, Inspection};
 pub use discover::refresh;
@@ -50,6 +51,40 @@ pub struct Route {
     pub source: String,
     pub target: String,
     pub partitions: i32,
+}
+
+/// Waits until metadata shows each `(topic, partitions)` with at least that many partitions.
+pub(super) fn wait_for(
+    target: &Metadata,
+    topics: &[(&str, i32)],
+    timeout: Duration,
+) -> std::result::Result<(), String> {
+    let deadline = std::time::Instant::now() + timeout;
+    loop {
+        let ready = topic_partitions(target, timeout)
+            .map(|t| {
+                topics
+                    .iter()
+                    .all(|(name, n)| t.get(*name).is_some_and(|have| have >= n))
+            })
+            .unwrap_or(false);
+        if ready {
+            return Ok(());
+        }
+        if std::time::Instant::now() > deadline {
+            return Err("it did not show up in the target's metadata in time".into());
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Both clusters' ids, where they report one.
+fn cluster_ids(opts: &RunOptions, a: &Metadata, b: &Metadata) -> (Option<String>, Option<String>) {
+    let timeout = opts.timeout.min(Duration::from_secs(5));
+    (
+        a.client().fetch_cluster_id(timeout),
+        b.client().fetch_cluster_id(timeout),
+    )
 }
 
 /// The source partitions of `routes` this shard owns; a usage error when it owns none.
@@ -171,12 +206,8 @@ pub fn select(
 }
 
 /// Same cluster when both report the same cluster id, or share a bootstrap address.
-pub(crate) fn same_cluster(opts: &RunOptions, a: &Metadata, b: &Metadata) -> bool {
-    let timeout = opts.timeout.min(Duration::from_secs(5));
-    if let (Some(x), Some(y)) = (
-        a.client().fetch_cluster_id(timeout),
-        b.client().fetch_cluster_id(timeout),
-    ) {
+pub(crate) fn same_cluster(opts: &RunOptions, ids: &(Option<String>, Option<String>)) -> bool {
+    if let (Some(x), Some(y)) = ids {
         return x == y;
     }
     let addrs = |s: &str| -> Vec<String> {

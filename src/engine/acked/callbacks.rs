@@ -18,6 +18,7 @@ use crate::offsets::NextOffset;
 use crate::options::{Guarantee, StartPosition};
 use crate::source;
 use crate::target;
+use crate::trail::Trail;
 
 /// Producer context: turns delivery reports into tracker updates.
 pub(super) struct Deliveries {
@@ -56,6 +57,7 @@ impl ProducerContext for Deliveries {
                     .fetch_add(n as u64, Ordering::Relaxed);
                 part.copied
                     .add(offset, n as u64, msg.timestamp().to_millis());
+                part.trail = Some(Trail::after(part.trail, msg.offset(), offset));
                 part.tracker.acked(offset)
             }
             Some(e) => {

@@ -10,8 +10,10 @@
 
 mod callbacks;
 mod discovery;
+mod index;
 mod state;
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -28,11 +30,15 @@ use crate::error::Result;
 use crate::kafka;
 use crate::offsets::NextOffset;
 use crate::options::{Guarantee, RunOptions};
+use crate::origin::Stamp;
 use crate::report::{Counters, PartitionEnd, Summary};
 use crate::source::{self, classify, Polled, Warner};
 use crate::target::{self, NotSent};
 use crate::throttle::Throttle;
 use crate::topics::{self, Route};
+
+/// Records copied between two rounds of positions index entries (besides every commit).
+const INDEX_EVERY: u32 = 4096;
 
 /// The `none` and `at-least-once` engine.
 pub(super) struct Acked {
@@ -46,12 +52,20 @@ pub(super) struct Acked {
     shared: Arc<Shared>,
     producer: Arc<Target>,
     consumer: Source,
+    /// The origin stamped on every record (none with `--no-origin-header`), and the buffer
+    /// its value is written through for each record.
+    stamp: Option<Stamp>,
+    origin: RefCell<String>,
+    /// Write positions index entries with each commit.
+    index: bool,
 }
 
 impl Acked {
     pub(super) fn new(
         opts: &RunOptions,
         routes: Vec<Route>,
+        stamp: Option<Stamp>,
+        index: bool,
         progress: Arc<Counters>,
         consumer_cfg: rdkafka::ClientConfig,
         producer_cfg: rdkafka::ClientConfig,
@@ -103,6 +117,9 @@ impl Acked {
             shared,
             producer,
             consumer,
+            stamp,
+            origin: RefCell::new(String::new()),
+            index,
         })
     }
 
@@ -170,6 +187,7 @@ impl Acked {
         let (bytes_limit, records_limit) =
             (self.opts.max_bytes_per_sec, self.opts.max_records_per_sec);
         let mut throttle = Throttle::new(bytes_limit, records_limit, Instant::now());
+        let mut since_index = 0u32;
         while !stop.load(Ordering::Relaxed) {
             if self.shared.lock().failure.is_some() {
                 return;
@@ -192,6 +210,13 @@ impl Acked {
                     }
                     self.producer.poll(Duration::ZERO);
                     since_poll = 0;
+                    // Index entries also every 4096 records, so that a lookup reads at most
+                    // that many records of a busy partition, whatever --commit-interval is.
+                    since_index += 256;
+                    if since_index >= INDEX_EVERY {
+                        self.write_index(stop);
+                        since_index = 0;
+                    }
                 }
                 Polled::Idle | Polled::End(_) => {
                     self.producer.poll(Duration::ZERO);
@@ -231,6 +256,7 @@ impl Acked {
             }
             if last_commit.elapsed() >= self.opts.commit_interval {
                 self.commit(CommitMode::Async);
+                self.write_index(stop);
                 last_commit = Instant::now();
             }
             if last_lag.elapsed() >= Duration::from_secs(1) {
@@ -260,6 +286,7 @@ impl Acked {
         };
         let target = &*target;
         let (partition, offset) = (msg.partition(), msg.offset());
+        let skip = target::copied_back(msg, self.stamp.as_ref());
         {
             let mut st = self.shared.lock();
             let Some(part) = st.parts.get_mut(target).and_then(|p| p.get_mut(&partition)) else {
@@ -273,8 +300,14 @@ impl Acked {
                 ));
                 return;
             }
+            if skip {
+                // Came from the target: done without copying, so the position moves past it.
+                let _ = part.tracker.acked(offset);
+                self.shared.progress.skipped.fetch_add(1, Ordering::Relaxed);
+                return;
+            }
         }
-        let headers = msg.headers().map(|h| h.detach());
+        let headers = target::headers_for(msg, self.stamp.as_ref(), &mut self.origin.borrow_mut());
         let record = target::copy_record(msg, target, headers, offset as usize);
         let give_up = || stop.load(Ordering::Relaxed) || self.shared.lock().failure.is_some();
         if let Err(NotSent::Refused(e)) = target::send(&self.producer, record, give_up) {
@@ -392,5 +425,8 @@ impl Acked {
                 self.opts.group
             ));
         }
+        // The last entries, so that a lookup right after this run reads none of its tail.
+        self.write_index(&AtomicBool::new(false));
+        let _ = target::flush(&self.producer, self.opts.timeout);
     }
 }

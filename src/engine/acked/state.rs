@@ -12,6 +12,7 @@ use crate::offsets::{NextOffset, PartitionTracker};
 use crate::report::{Copied, Counters, PartitionEnd};
 use crate::shard::Fnv;
 use crate::source::Ends;
+use crate::trail::{self, Entry, Subject, Trail};
 
 pub(super) type TopicMap<V> = HashMap<String, V, std::hash::BuildHasherDefault<Fnv>>;
 
@@ -20,6 +21,10 @@ pub(super) type TopicMap<V> = HashMap<String, V, std::hash::BuildHasherDefault<F
 pub(super) struct Part {
     pub(super) tracker: PartitionTracker,
     pub(super) copied: Copied,
+    /// This assignment's acknowledged records on the target, and what the positions index
+    /// was last told of them.
+    pub(super) trail: Option<Trail>,
+    pub(super) indexed: Option<Entry>,
 }
 
 /// Everything the loop, the delivery callback and the rebalance callback share.
@@ -91,6 +96,37 @@ impl Shared {
         let mut from = self.source_of.write().unwrap_or_else(|e| e.into_inner());
         from.insert(target.to_string(), s);
     }
+}
+
+/// Positions index entries (key, value) for every partition whose trail moved since the last
+/// ones; marks them as told.
+pub(super) fn index_entries(shared: &Shared, cluster: &str) -> Vec<(String, String)> {
+    let mut st = shared.lock();
+    let source_of = shared.source_of();
+    let mut out = Vec::new();
+    for (target, parts) in st.parts.iter_mut() {
+        let Some(source) = source_of.get(target) else {
+            continue;
+        };
+        for (&partition, part) in parts.iter_mut() {
+            let entry = Entry {
+                trail: part.trail,
+                committed: part.tracker.committed().map_or(-1, NextOffset::get),
+            };
+            if part.indexed == Some(entry) || (entry.trail.is_none() && entry.committed < 0) {
+                continue;
+            }
+            let subject = Subject {
+                cluster,
+                topic: source,
+                partition,
+                target,
+            };
+            out.push((trail::key(&subject, &entry), trail::value(&entry)));
+            part.indexed = Some(entry);
+        }
+    }
+    out
 }
 
 /// Which source positions to commit (pure): the verified prefix of each partition (of `only`,
@@ -171,7 +207,7 @@ mod tests {
             }
             let part = Part {
                 tracker: t,
-                copied: Copied::default(),
+                ..Part::default()
             };
             parts
                 .entry("b.t".into())

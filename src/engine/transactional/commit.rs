@@ -9,9 +9,13 @@ use rdkafka::error::{KafkaError, KafkaResult, RDKafkaErrorCode};
 use rdkafka::producer::{Producer, PurgeConfig};
 use rdkafka::{Offset, TopicPartitionList};
 
-use super::refusals::{refused_for_good, Refusal, MAX_ABORTS_IN_A_ROW};
+use rdkafka::producer::BaseRecord;
+
+use super::refusals::{refused_for_good, Refusal, MAX_ABORTS_IN_A_ROW, NOT_A_COPY};
 use super::{Exactly, Txn};
-use crate::target;
+use crate::offsets::NextOffset;
+use crate::target::{self, NotSent};
+use crate::trail::{self, Entry, Subject, INDEX_TOPIC};
 
 /// How long a commit flushes before it asks again whether the transaction must abort.
 const FLUSH_STEP: Duration = Duration::from_millis(500);
@@ -91,11 +95,22 @@ impl Exactly {
     /// abort no longer sends its queued records, and rust-rdkafka's commit flushes before asking
     /// librdkafka: one long flush would wait the whole timeout for records that never go. So
     /// between steps, ask librdkafka whether the transaction must abort.
-    fn commit_in_steps(&self, timeout: Duration) -> KafkaResult<()> {
+    fn commit_in_steps(&mut self, timeout: Duration) -> KafkaResult<()> {
         let deadline = Instant::now() + timeout;
+        let mut indexed = false;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match target::flush(&self.producer, left.min(FLUSH_STEP)) {
+                // Every copy delivered: their target offsets are known. The index entries go
+                // in the same transaction, then are flushed too.
+                Ok(()) if !indexed => {
+                    indexed = true;
+                    // A transaction that must abort refuses the entries too: its commit below
+                    // says so, and the abort rewinds (a lost entry only widens a lookup).
+                    if let Err(e) = self.send_index() {
+                        log::debug!("positions index entries not sent: {e}");
+                    }
+                }
                 Ok(()) => return self.producer.commit_transaction(left),
                 Err(e) if left <= FLUSH_STEP => return Err(e),
                 Err(_) => {}
@@ -108,6 +123,41 @@ impl Exactly {
                 }
             }
         }
+    }
+
+    /// Positions index entries for the partitions whose trail moved, inside the open
+    /// transaction (see [`crate::trail`]).
+    fn send_index(&mut self) -> KafkaResult<()> {
+        if !self.index {
+            return Ok(());
+        }
+        for ((source, partition), owned) in &self.parts {
+            let key = (source.clone(), *partition);
+            let entry = Entry {
+                trail: self.producer.context().trail(&owned.target, *partition),
+                committed: owned.sent.or(owned.committed).map_or(-1, NextOffset::get),
+            };
+            if self.indexed.get(&key) == Some(&entry) || entry.committed < 0 {
+                continue;
+            }
+            let subject = Subject {
+                cluster: &self.stamp.source,
+                topic: source,
+                partition: *partition,
+                target: &owned.target,
+            };
+            let (k, v) = (trail::key(&subject, &entry), trail::value(&entry));
+            let record = BaseRecord::with_opaque_to(INDEX_TOPIC, NOT_A_COPY)
+                .partition(0)
+                .key(k.as_bytes())
+                .payload(v.as_bytes());
+            match target::send(&self.producer, record, || false) {
+                Ok(()) | Err(NotSent::GaveUp) => {}
+                Err(NotSent::Refused(e)) => return Err(e),
+            }
+            self.indexed.insert(key, entry);
+        }
+        Ok(())
     }
 
     /// An abortable error: abort the open transaction and continue from what the target shows,

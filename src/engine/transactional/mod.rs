@@ -1,7 +1,7 @@
 //! The `exactly-once` engine: the target is its own checkpoint.
 //!
 //! Every copied record carries its origin in one header, `kreplicate.origin` =
-//! `<source topic>/<partition>/<offset>`. Each target partition has one writer: a
+//! `<source cluster>/<source topic>/<partition>/<offset>` (see [`crate::origin`]). Each target partition has one writer: a
 //! transactional producer whose `transactional.id` belongs to a fixed set of source partitions
 //! (a static shard `i/n`), so a restart fences its zombie. After `init_transactions` (which
 //! closes any transaction the zombie left open), kreplicate reads the tail of each target
@@ -23,21 +23,23 @@ use std::time::{Duration, Instant};
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
 use rdkafka::error::KafkaError;
-use rdkafka::message::{BorrowedMessage, Header, Message, OwnedHeaders};
+use rdkafka::message::{BorrowedMessage, Message};
 use rdkafka::producer::{BaseProducer, Producer};
 use rdkafka::{Offset, TopicPartitionList};
 
 use self::refusals::{Refusal, Reports};
+use crate::error::Error;
 use crate::error::Result;
 use crate::kafka;
 use crate::offsets::NextOffset;
 use crate::options::{RunOptions, StartPosition};
-use crate::origin::{write_origin, ORIGIN_HEADER};
+use crate::origin::Stamp;
 use crate::report::{Copied, Counters, PartitionEnd, Summary};
 use crate::source::{self, classify, Ends, Polled, Warner};
 use crate::target::{self, NotSent};
 use crate::throttle::Throttle;
 use crate::topics::{self, Route};
+use crate::trail::Entry;
 
 type TxnProducer = BaseProducer<Reports>;
 
@@ -82,6 +84,10 @@ pub(super) struct Exactly {
     /// When a deleted source topic was last dropped, and its partitions for the summary.
     last_deleted: Option<Instant>,
     released: BTreeMap<(String, i32), PartitionEnd>,
+    stamp: Stamp,
+    /// Write positions index entries in each transaction; the trails last written.
+    index: bool,
+    indexed: BTreeMap<(String, i32), Entry>,
 }
 
 /// Buffers reused for every record, so that copying one allocates nothing of ours.
@@ -95,10 +101,15 @@ impl Exactly {
     pub(super) fn new(
         opts: &RunOptions,
         routes: Vec<Route>,
+        stamp: Option<Stamp>,
+        index: bool,
         progress: Arc<Counters>,
         consumer_cfg: ClientConfig,
         producer_cfg: ClientConfig,
     ) -> Result<Self> {
+        let stamp = stamp.ok_or_else(|| {
+            Error::usage("exactly-once needs the origin header: drop --no-origin-header")
+        })?;
         let shard = opts.shard.unwrap_or_default();
         let parts: BTreeMap<(String, i32), Owned> = topics::owned(&shard, &routes)?
             .into_iter()
@@ -139,6 +150,9 @@ impl Exactly {
             skipped: BTreeSet::new(),
             last_deleted: None,
             released: BTreeMap::new(),
+            stamp,
+            index,
+            indexed: BTreeMap::new(),
         })
     }
 
@@ -207,6 +221,7 @@ impl Exactly {
     /// Sets every owned partition's position from what the target holds and (re)assigns the
     /// source consumer there. Used at start and after an aborted transaction.
     fn rewind(&mut self) -> std::result::Result<(), String> {
+        self.producer.context().forget_trails();
         let found = self.scan_target()?;
         log::info!(
             "the target holds positions for {} of {} partitions",
@@ -282,7 +297,7 @@ impl Exactly {
                         &mut self.parts,
                         &mut self.txn,
                         &mut self.scratch,
-                        &msg,
+                        (&msg, &self.stamp, &self.progress),
                         stop,
                     );
                     let wait = if throttle.is_limited() {
@@ -371,7 +386,7 @@ fn forward(
     parts: &mut BTreeMap<(String, i32), Owned>,
     txn: &mut Txn,
     scratch: &mut Scratch,
-    msg: &BorrowedMessage<'_>,
+    (msg, stamp, progress): (&BorrowedMessage<'_>, &Stamp, &Counters),
     stop: &AtomicBool,
 ) -> std::result::Result<(), (KafkaError, Option<Box<Refusal>>)> {
     scratch.key.0.clear();
@@ -380,6 +395,15 @@ fn forward(
     let Some(owned) = parts.get_mut(&scratch.key) else {
         return Ok(());
     };
+    if target::copied_back(msg, Some(stamp)) {
+        progress.skipped.fetch_add(1, Ordering::Relaxed);
+        // Covered by the open transaction's commit, if any; otherwise read again (and skipped
+        // again) after a restart.
+        if txn.open {
+            owned.sent = Some(NextOffset::after(msg.offset()));
+        }
+        return Ok(());
+    }
     if !txn.open {
         producer.begin_transaction().map_err(|e| (e, None))?;
         *txn = Txn {
@@ -388,20 +412,8 @@ fn forward(
             ..Txn::default()
         };
     }
-    write_origin(
-        &mut scratch.origin,
-        &scratch.key.0,
-        scratch.key.1,
-        msg.offset(),
-    );
-    let headers = msg
-        .headers()
-        .map_or_else(|| OwnedHeaders::new_with_capacity(1), |h| h.detach())
-        .insert(Header {
-            key: ORIGIN_HEADER,
-            value: Some(scratch.origin.as_bytes()),
-        });
-    let record = target::copy_record(msg, &owned.target, Some(headers), msg.offset() as usize);
+    let headers = target::headers_for(msg, Some(stamp), &mut scratch.origin);
+    let record = target::copy_record(msg, &owned.target, headers, msg.offset() as usize);
     match target::send(producer, record, || stop.load(Ordering::Relaxed)) {
         Ok(()) => {}
         // Stopping: the transaction commits what was sent before this record.

@@ -1,6 +1,7 @@
 //! Records the target refuses: the first failed delivery of a transaction, and which errors
 //! mean the target will refuse that record for good.
 
+use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
@@ -12,6 +13,8 @@ use rdkafka::statistics::Statistics;
 
 use crate::report::Counters;
 use crate::target;
+
+use crate::trail::Trail;
 
 /// Transactions aborted one after the other, with none committed between them, after which
 /// the run fails with the last error instead of retrying again.
@@ -50,22 +53,42 @@ pub(super) fn refused_for_good(code: RDKafkaErrorCode) -> bool {
 }
 
 /// Producer context: keeps the first failed delivery of the open transaction, which names the
-/// record the target refused (the delivery opaque is its source offset).
+/// record the target refused (the delivery opaque is its source offset, [`NOT_A_COPY`] for
+/// index entries), and the trail of delivered copies per target partition since the last
+/// rewind, for the positions index.
 pub(super) struct Reports {
     first: Mutex<Option<Refusal>>,
+    trails: Mutex<HashMap<String, HashMap<i32, Trail>>>,
     progress: Arc<Counters>,
 }
+
+/// The delivery opaque of a record that copies no source record (a positions index entry).
+pub(super) const NOT_A_COPY: usize = usize::MAX;
 
 impl Reports {
     pub(super) fn new(progress: Arc<Counters>) -> Self {
         Reports {
             first: Mutex::new(None),
+            trails: Mutex::new(HashMap::new()),
             progress,
         }
     }
 
     pub(super) fn take(&self) -> Option<Refusal> {
         self.first.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+
+    pub(super) fn trail(&self, target: &str, partition: i32) -> Option<Trail> {
+        let trails = self.trails.lock().unwrap_or_else(|e| e.into_inner());
+        trails.get(target)?.get(&partition).copied()
+    }
+
+    /// After a rewind the copies start again at new target offsets.
+    pub(super) fn forget_trails(&self) {
+        self.trails
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
     }
 }
 
@@ -79,7 +102,26 @@ impl ProducerContext for Reports {
     type DeliveryOpaque = usize;
 
     fn delivery(&self, result: &DeliveryResult<'_>, source_offset: usize) {
-        let Err((e, m)) = result else { return };
+        let (e, m) = match result {
+            Ok(m) if source_offset != NOT_A_COPY => {
+                let mut trails = self.trails.lock().unwrap_or_else(|e| e.into_inner());
+                // Allocates once per target topic, not per record.
+                if !trails.contains_key(m.topic()) {
+                    trails.insert(m.topic().to_string(), HashMap::new());
+                }
+                if let Some(t) = trails.get_mut(m.topic()) {
+                    let trail = t.entry(m.partition()).or_insert(Trail {
+                        t0: m.offset(),
+                        t: m.offset(),
+                        m: source_offset as i64,
+                    });
+                    *trail = Trail::after(Some(*trail), m.offset(), source_offset as i64);
+                }
+                return;
+            }
+            Ok(_) => return,
+            Err((e, m)) => (e, m),
+        };
         let code = e.rdkafka_error_code();
         // Purged by an abort: a consequence, not a cause.
         if matches!(

@@ -63,7 +63,12 @@ impl Exactly {
                     let (origins, covered_all) = read
                         .get(&p)
                         .ok_or_else(|| format!("no tail read for {target}[{p}]"))?;
-                    match resume_position(origins.iter().map(|v| v.as_deref()), source, p) {
+                    match resume_position(
+                        origins.iter().map(|v| v.as_deref()),
+                        &self.stamp.source,
+                        source,
+                        p,
+                    ) {
                         Some(pos) => {
                             found.insert((source.to_string(), p), pos);
                         }

@@ -1,0 +1,32 @@
+//! The at-least-once engine's entries in the positions index on the target (see
+//! [`crate::trail`]), written with each commit.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rdkafka::producer::BaseRecord;
+
+use super::state::index_entries;
+use super::Acked;
+use crate::target::{self, NotSent};
+use crate::trail::INDEX_TOPIC;
+
+impl Acked {
+    /// Tells the positions index on the target where this run's acknowledged records are
+    /// (entries go out with the next deliveries; a lost entry only widens a later lookup).
+    pub(super) fn write_index(&self, stop: &AtomicBool) {
+        let Some(stamp) = self.stamp.as_ref().filter(|_| self.index) else {
+            return;
+        };
+        for (key, value) in index_entries(&self.shared, &stamp.source) {
+            // Not a source offset: the delivery callback ignores the index topic.
+            let record = BaseRecord::with_opaque_to(INDEX_TOPIC, usize::MAX)
+                .partition(0)
+                .key(key.as_bytes())
+                .payload(value.as_bytes());
+            let give_up = || stop.load(Ordering::Relaxed) || self.shared.lock().failure.is_some();
+            if let Err(NotSent::Refused(e)) = target::send(&self.producer, record, give_up) {
+                log::warn!("cannot write to the positions index {INDEX_TOPIC}: {e}");
+            }
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! Reading the target for translation: the positions index, and the few target records the
+//! index leaves to read (see [`crate::trail`]).
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::error::KafkaError;
+use rdkafka::message::{Headers, Message};
+use rdkafka::{Offset, TopicPartitionList};
+
+use crate::error::{Error, Result};
+use crate::kafka;
+use crate::options::ClusterSpec;
+use crate::origin::{offset_from, ORIGIN_HEADER};
+use crate::source;
+use crate::trail::{self, Entry, Translation, INDEX_TOPIC};
+
+/// (source cluster, source topic, partition, target topic) → its index entries.
+pub type Index = HashMap<(String, String, i32, String), Vec<Entry>>;
+
+/// A reader of the target that never joins a group or commits.
+pub struct Target {
+    reader: BaseConsumer,
+    timeout: Duration,
+}
+
+/// One translation and what it cost.
+pub struct Found {
+    pub translation: Translation,
+    pub records_read: u64,
+}
+
+impl Target {
+    pub fn new(spec: &ClusterSpec, timeout: Duration) -> Result<Target> {
+        // Empty partitions answer only after fetch.wait.max.ms.
+        let defaults = [
+            ("fetch.wait.max.ms", "10"),
+            ("auto.offset.reset", "earliest"),
+        ];
+        let reader: BaseConsumer = kafka::reader_config(spec, "kreplicate.groups", &defaults)
+            .create()
+            .map_err(|e| kafka::creation_error("target", e))?;
+        Ok(Target { reader, timeout })
+    }
+
+    /// Every entry of the positions index (an empty index when the topic does not exist).
+    pub fn index(&self) -> Result<Index> {
+        let mut index = Index::new();
+        let md = self
+            .reader
+            .fetch_metadata(Some(INDEX_TOPIC), self.timeout)
+            .map_err(|e| Error::failed(format!("cannot read the target's metadata: {e}")))?;
+        let exists = md
+            .topics()
+            .iter()
+            .any(|t| t.error().is_none() && !t.partitions().is_empty());
+        drop(md);
+        if !exists {
+            return Ok(index);
+        }
+        self.read(INDEX_TOPIC, 0, 0, None, |m| {
+            if let Some((s, e)) =
+                trail::parse(m.key().unwrap_or_default(), m.payload().unwrap_or_default())
+            {
+                let key = (
+                    s.cluster.into(),
+                    s.topic.into(),
+                    s.partition,
+                    s.target.into(),
+                );
+                index.entry(key).or_default().push(e);
+            }
+            false
+        })?;
+        Ok(index)
+    }
+
+    /// Translates source position `x` of `cluster`'s `topic`[`partition`], copied to `target`,
+    /// reading only the ranges the entries leave.
+    pub fn translate(
+        &self,
+        (cluster, topic, partition, target): (&str, &str, i32, &str),
+        entries: &[Entry],
+        x: i64,
+    ) -> Result<Found> {
+        let mut read = 0u64;
+        let mut first = None;
+        let mut end = 0;
+        for (from, to) in trail::ranges(entries, x) {
+            end = self.read(target, partition, from, to, |m| {
+                read += 1;
+                let origin = m.headers().and_then(|h| {
+                    h.iter()
+                        .filter(|h| h.key == ORIGIN_HEADER)
+                        .last()
+                        .and_then(|h| h.value)
+                });
+                let ours = origin.and_then(|v| offset_from(v, cluster, topic, partition));
+                if trail::first_at_or_after([(m.offset(), ours)], x).is_some() {
+                    first = Some(m.offset());
+                    return true;
+                }
+                false
+            })?;
+            if first.is_some() {
+                break;
+            }
+        }
+        Ok(Found {
+            // Position 0 is covered by any copy: nothing comes before it.
+            translation: trail::decide(
+                x,
+                first,
+                trail::copied(entries).or((x == 0).then_some(0)),
+                end,
+            ),
+            records_read: read,
+        })
+    }
+
+    /// Reads `topic`[`partition`] from `from` until `to` (or its end) or until `each` says
+    /// stop; returns the partition's end as the last fetch saw it.
+    fn read(
+        &self,
+        topic: &str,
+        partition: i32,
+        from: i64,
+        to: Option<i64>,
+        mut each: impl FnMut(&rdkafka::message::BorrowedMessage<'_>) -> bool,
+    ) -> Result<i64> {
+        let mut tpl = TopicPartitionList::new();
+        tpl.add_partition_offset(topic, partition, Offset::Offset(from))
+            .map_err(|e| Error::failed(format!("cannot read {topic}[{partition}]: {e}")))?;
+        source::assign(&self.reader, &tpl)
+            .map_err(|e| Error::failed(format!("cannot read {topic}[{partition}]: {e}")))?;
+        drop(tpl);
+        // Bounds the wait for the next record, not the whole read (a gap may be long).
+        let mut deadline = Instant::now() + self.timeout;
+        loop {
+            if Instant::now() > deadline {
+                return Err(Error::failed(format!(
+                    "reading target topic {topic}[{partition}]: nothing arrived for {:?}",
+                    self.timeout
+                )));
+            }
+            match self.reader.poll(Duration::from_millis(100)) {
+                Some(Ok(m)) if to.is_some_and(|to| m.offset() >= to) || each(&m) => break,
+                Some(Ok(_)) => deadline = Instant::now() + self.timeout,
+                Some(Err(KafkaError::PartitionEOF(_))) => break,
+                Some(Err(e)) => {
+                    return Err(Error::failed(format!(
+                        "reading target topic {topic}[{partition}]: {e}"
+                    )))
+                }
+                None => {}
+            }
+        }
+        let end = source::cached_watermarks(&self.reader, topic, partition).map_or(0, |w| w.1);
+        Ok(end)
+    }
+}

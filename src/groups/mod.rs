@@ -1,0 +1,274 @@
+//! `kreplicate groups`: translate the committed positions of the source's consumer groups to
+//! the target, exactly, and commit them to the same-named target groups.
+//!
+//! For a source group at position X of partition p, the target position is the offset of the
+//! first target record whose origin is ≥ X (see [`crate::trail`]), found through the positions
+//! index the copy keeps on the target. A group is refused as a whole (nothing committed for
+//! it) when it has active members on the target, or when one of its partitions cannot be
+//! translated (ahead of the copy, no provenance). A target group further than the translation
+//! keeps its position unless `--allow-rewind`.
+//!
+//! * `positions`: which groups, their positions on both sides, committing;
+//! * `lookup`: the index and the target records it leaves to read;
+//! * `batch`: those reads spread over a few threads;
+//! * `table`: the rows, the table and the JSON;
+//! * `sync`: the same, every interval, during a copy run (`--sync-groups`).
+
+mod batch;
+mod lookup;
+mod positions;
+mod sync;
+mod table;
+
+use std::time::Duration;
+
+use rdkafka::consumer::Consumer;
+
+use self::lookup::Target;
+pub use self::positions::Selection;
+pub use self::sync::Syncer;
+pub use self::table::Report;
+use self::table::{GroupOutcome, Row, RowStatus};
+use crate::cli::GroupsArgs;
+use crate::config;
+use crate::error::{Error, Exit, Result};
+use crate::options::{ClusterSpec, TopicSelection};
+use crate::topics::{self, Route};
+use crate::trail::Translation;
+
+/// What to translate, from `groups` flags or a copy run's `--sync-groups`.
+pub struct Request<'a> {
+    pub from: &'a ClusterSpec,
+    pub to: &'a ClusterSpec,
+    pub topics: &'a TopicSelection,
+    pub exclude: Option<&'a TopicSelection>,
+    pub rename: &'a str,
+    pub selection: &'a Selection,
+    /// Named groups the source does not know are usage errors (else: not yet, skipped).
+    pub strict: bool,
+    pub dry_run: bool,
+    pub allow_rewind: bool,
+    pub timeout: Duration,
+}
+
+pub fn run(args: &GroupsArgs) -> Result<Exit> {
+    let (path, required) = config::config_path(args.ends.config.as_deref());
+    let file = config::load_file(path.as_deref(), required)?;
+    let ends = config::endpoints(&args.ends, &file)?;
+    let timeout = match args.timeout.as_ref().or(file.defaults.timeout.as_ref()) {
+        Some(s) => {
+            config::parse_duration(s).map_err(|e| Error::usage(format!("--timeout '{s}': {e}")))?
+        }
+        None => Duration::from_secs(30),
+    };
+    if timeout.is_zero() {
+        return Err(Error::usage("--timeout must be greater than zero"));
+    }
+    let selection = Selection::parse(args.groups.as_deref(), "--groups")?;
+    let report = translate(&Request {
+        from: &ends.from,
+        to: &ends.to,
+        topics: &ends.topics,
+        exclude: ends.exclude.as_ref(),
+        rename: &ends.rename,
+        selection: &selection,
+        strict: true,
+        dry_run: args.dry_run,
+        allow_rewind: args.allow_rewind,
+        timeout,
+    })?;
+    if args.json {
+        let line = serde_json::to_string(&report)
+            .map_err(|e| Error::failed(format!("cannot write the JSON report: {e}")))?;
+        println!("{line}");
+    } else {
+        print!("{}", report.table());
+        if report.groups.is_empty() {
+            eprintln!("kreplicate: no consumer group has committed positions on these topics");
+        }
+    }
+    Ok(if report.all_translated() {
+        Exit::Done
+    } else {
+        Exit::Failed
+    })
+}
+
+/// Translates and (unless a dry run) commits the selected groups' positions.
+pub fn translate(req: &Request<'_>) -> Result<Report> {
+    let timeout = req.timeout;
+    let (source, source_topics) = topics::metadata(req.from, "source", "--from", timeout)?;
+    let (target, target_topics) = topics::metadata(req.to, "target", "--to", timeout)?;
+    let routes = topics::select(
+        req.topics,
+        req.exclude,
+        req.rename,
+        &source_topics,
+        &req.from.name,
+    )?;
+    if let Some(r) = routes
+        .iter()
+        .find(|r| !target_topics.contains_key(&r.target))
+    {
+        return Err(Error::usage(format!(
+            "target topic '{}' does not exist on '{}': copy '{}' first",
+            r.target, req.to.name, r.source
+        )));
+    }
+    // The origin headers name the source by its cluster id (the name given, without one).
+    let cluster = source
+        .client()
+        .fetch_cluster_id(timeout.min(Duration::from_secs(5)))
+        .unwrap_or_else(|| req.from.name.clone());
+    let listed = positions::listed(&source, "source", timeout)?;
+    let groups = req.selection.choose(&listed, &req.from.name, req.strict)?;
+
+    let index = Target::new(req.to, timeout)?.index()?;
+    let parts: Vec<(String, i32)> = routes
+        .iter()
+        .flat_map(|r| (0..r.partitions).map(move |p| (r.source.clone(), p)))
+        .collect();
+    let target_parts: Vec<(String, i32)> = parts
+        .iter()
+        .map(|(t, p)| (target_of(&routes, t), *p))
+        .collect();
+    let stands = batch::stands((req.from, req.to), &groups, &parts, &target_parts, timeout)?;
+    // Every position to look up, once however many groups stand there.
+    let mut wanted: Vec<batch::Wanted> = Vec::new();
+    for (at_source, _) in &stands {
+        for ((topic, p), x) in parts.iter().zip(at_source) {
+            let Some(x) = *x else { continue };
+            let target_topic = target_of(&routes, topic);
+            let key = (cluster.clone(), topic.clone(), *p, target_topic.clone());
+            // A partition the copy never wrote to (empty on the source) has no entry of its
+            // own; a group that consumed nothing there (X = 0) still translates exactly, by
+            // reading that partition, once the copy is known to have run for the topic.
+            let copied_topic = || {
+                index
+                    .keys()
+                    .any(|k| k.0 == cluster && k.1 == *topic && k.3 == target_topic)
+            };
+            if index.contains_key(&key) || (x == 0 && copied_topic()) {
+                wanted.push((topic.clone(), *p, target_topic, x));
+            }
+        }
+    }
+    wanted.sort();
+    wanted.dedup();
+    let found = batch::lookups(req.to, &cluster, &index, wanted, timeout)?;
+
+    let mut report = Report {
+        from: req.from.name.clone(),
+        to: req.to.name.clone(),
+        dry_run: req.dry_run,
+        groups: Vec::new(),
+        partitions: Vec::new(),
+    };
+    for (group, (at_source, before)) in groups.iter().zip(stands) {
+        let mut rows = Vec::new();
+        for (((topic, p), x), before) in parts.iter().zip(at_source).zip(before) {
+            let Some(x) = x else { continue };
+            let target_topic = target_of(&routes, topic);
+            let lookup = (topic.clone(), *p, target_topic.clone(), x);
+            let (status, target_position, read) = match found.get(&lookup) {
+                None => (RowStatus::NoProvenance, None, 0),
+                Some(f) => {
+                    let at = match f.translation {
+                        Translation::At(t) => Some(t),
+                        Translation::Ahead => None,
+                    };
+                    let status = match (at, before) {
+                        (None, _) => RowStatus::AheadOfTheCopy,
+                        (Some(t), Some(b)) if b == t => RowStatus::Unchanged,
+                        (Some(t), Some(b)) if b > t && !req.allow_rewind => RowStatus::KeptAhead,
+                        (Some(_), _) => RowStatus::Translated,
+                    };
+                    (status, at, f.records_read)
+                }
+            };
+            rows.push(Row {
+                group: group.clone(),
+                topic: topic.clone(),
+                partition: *p,
+                target_topic,
+                source_position: x,
+                target_position,
+                target_before: before,
+                status,
+                records_read: read,
+            });
+        }
+        if rows.is_empty() && !matches!(req.selection, Selection::List(_)) {
+            // Consumes other topics than --topics: not ours to translate.
+            continue;
+        }
+        let outcome = settle(group, &rows, &target, req)?;
+        report.groups.push(outcome);
+        report.partitions.extend(rows);
+    }
+    Ok(report)
+}
+
+/// Refuses the group, or commits its translated rows (unless --dry-run).
+fn settle(
+    group: &str,
+    rows: &[Row],
+    target: &topics::Metadata,
+    req: &Request<'_>,
+) -> Result<GroupOutcome> {
+    let refuse = |reason: String| GroupOutcome {
+        group: group.to_string(),
+        status: "refused",
+        reason: Some(reason),
+        committed: false,
+    };
+    if rows.is_empty() {
+        return Ok(refuse(
+            "it has no committed position on the selected topics".into(),
+        ));
+    }
+    if let Some(r) = rows.iter().find(|r| !r.status.ok()) {
+        return Ok(refuse(format!(
+            "{}[{}] is {}: nothing committed for this group",
+            r.topic,
+            r.partition,
+            r.status.text()
+        )));
+    }
+    if let Some(why) = positions::active(target, group, req.timeout)? {
+        return Ok(refuse(why));
+    }
+    let moves: Vec<(String, i32, i64)> = rows
+        .iter()
+        .filter(|r| r.status == RowStatus::Translated)
+        .filter_map(|r| {
+            r.target_position
+                .map(|t| (r.target_topic.clone(), r.partition, t))
+        })
+        .collect();
+    if req.dry_run || moves.is_empty() {
+        return Ok(GroupOutcome {
+            group: group.to_string(),
+            status: "translated",
+            reason: None,
+            committed: false,
+        });
+    }
+    let on_target = positions::client(req.to, group, "target")?;
+    Ok(match positions::commit(&on_target, &moves) {
+        Ok(()) => GroupOutcome {
+            group: group.to_string(),
+            status: "translated",
+            reason: None,
+            committed: true,
+        },
+        Err(why) => refuse(why),
+    })
+}
+
+fn target_of(routes: &[Route], source: &str) -> String {
+    routes
+        .iter()
+        .find(|r| r.source == source)
+        .map_or_else(|| source.to_string(), |r| r.target.clone())
+}

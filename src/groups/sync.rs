@@ -1,0 +1,99 @@
+//! A copy run's continuous group sync (`--sync-groups`): while the copy runs, every
+//! `--sync-groups-interval` and once more when it ends, the selected groups are translated and
+//! committed on the target as `kreplicate groups` does (never moving one back), so that in a
+//! failover the target's groups are within one interval of where the applications stopped.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use super::{translate, Request, Selection};
+use crate::options::RunOptions;
+use crate::progress;
+
+/// The sync thread of a copy run.
+pub struct Syncer {
+    done: Arc<AtomicBool>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl Syncer {
+    /// Starts syncing `selection` every `opts.sync_groups_interval`.
+    pub fn start(opts: &RunOptions, selection: Selection) -> Syncer {
+        let done = Arc::new(AtomicBool::new(false));
+        let (opts, flag) = (opts.clone(), done.clone());
+        let handle = std::thread::spawn(move || {
+            let mut said = String::new();
+            loop {
+                let last = wait(&flag, opts.sync_groups_interval);
+                said = round(&opts, &selection, said);
+                if last {
+                    return;
+                }
+            }
+        });
+        Syncer {
+            done,
+            handle: Some(handle),
+        }
+    }
+
+    /// One last round now that the copy ended (its positions are final), then stop.
+    pub fn finish(mut self) {
+        self.done.store(true, Ordering::SeqCst);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+/// Sleeps `interval`, or less when the copy ended; true when it did.
+fn wait(done: &AtomicBool, interval: Duration) -> bool {
+    let until = Instant::now() + interval;
+    while Instant::now() < until {
+        if done.load(Ordering::SeqCst) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    done.load(Ordering::SeqCst)
+}
+
+/// One translation round; says what went wrong when it differs from the last round's
+/// (`said`), so that a group refused for an hour is one line, not one every interval.
+fn round(opts: &RunOptions, selection: &Selection, said: String) -> String {
+    let req = Request {
+        from: &opts.from,
+        to: &opts.to,
+        topics: &opts.topics,
+        exclude: opts.exclude.as_ref(),
+        rename: &opts.rename,
+        selection,
+        strict: false,
+        dry_run: false,
+        allow_rewind: false,
+        timeout: opts.timeout,
+    };
+    let now = match translate(&req) {
+        Ok(report) => {
+            let moved = report.groups.iter().filter(|g| g.committed).count();
+            log::info!("--sync-groups: committed {moved} groups on the target");
+            report
+                .groups
+                .iter()
+                .filter_map(|g| {
+                    g.reason
+                        .as_ref()
+                        .map(|r| format!("group '{}' not synced: {r}", g.group))
+                })
+                .collect::<Vec<_>>()
+                .join("; ")
+        }
+        Err(e) => format!("cannot sync groups: {e}"),
+    };
+    if !now.is_empty() && now != said {
+        progress::say(&format!("kreplicate: warning: --sync-groups: {now}"));
+    }
+    now
+}

@@ -1,0 +1,203 @@
+//! What `kreplicate groups` decided per group and partition: the rows, the table on stdout
+//! and the `--json` object.
+
+use std::fmt::Write as _;
+
+/// One source partition of one group.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Row {
+    pub group: String,
+    pub topic: String,
+    pub partition: i32,
+    pub target_topic: String,
+    /// The group's committed position on the source.
+    pub source_position: i64,
+    /// The translated position on the target, when there is one.
+    pub target_position: Option<i64>,
+    /// The target group's committed position before this run, if any.
+    pub target_before: Option<i64>,
+    pub status: RowStatus,
+    /// Target records read to translate it (the bound the positions index keeps).
+    pub records_read: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RowStatus {
+    /// Translated; committed (or, with --dry-run, to be committed).
+    Translated,
+    /// The target group is already there.
+    Unchanged,
+    /// The target group is past the translation: kept (no --allow-rewind).
+    KeptAhead,
+    /// The source group is past what the copy has committed: nothing written.
+    AheadOfTheCopy,
+    /// The target holds no positions index for this partition (copied with
+    /// --no-origin-header, or not by kreplicate).
+    NoProvenance,
+}
+
+impl RowStatus {
+    pub fn text(self) -> &'static str {
+        match self {
+            RowStatus::Translated => "translated",
+            RowStatus::Unchanged => "unchanged",
+            RowStatus::KeptAhead => "kept: target group is further",
+            RowStatus::AheadOfTheCopy => "ahead of the copy",
+            RowStatus::NoProvenance => "no provenance on the target",
+        }
+    }
+
+    /// Whether the group can still be committed with this row.
+    pub fn ok(self) -> bool {
+        matches!(
+            self,
+            RowStatus::Translated | RowStatus::Unchanged | RowStatus::KeptAhead
+        )
+    }
+}
+
+/// One group: committed, or why not.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct GroupOutcome {
+    pub group: String,
+    /// `translated` (committed, or would be with --dry-run) or `refused`.
+    pub status: &'static str,
+    /// Why the group was refused.
+    pub reason: Option<String>,
+    pub committed: bool,
+}
+
+/// The whole answer.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Report {
+    pub from: String,
+    pub to: String,
+    pub dry_run: bool,
+    pub groups: Vec<GroupOutcome>,
+    pub partitions: Vec<Row>,
+}
+
+impl Report {
+    pub fn all_translated(&self) -> bool {
+        self.groups.iter().all(|g| g.status == "translated")
+    }
+
+    /// The table: one line per partition, then one line per refused group.
+    pub fn table(&self) -> String {
+        let head = [
+            "GROUP",
+            "TOPIC",
+            "PARTITION",
+            "SOURCE POSITION",
+            "TARGET POSITION",
+            "STATUS",
+        ];
+        let mut lines: Vec<[String; 6]> = vec![head.map(String::from)];
+        for r in &self.partitions {
+            let refused = self
+                .groups
+                .iter()
+                .any(|g| g.group == r.group && g.status == "refused");
+            let mut status = r.status.text().to_string();
+            if r.status == RowStatus::KeptAhead {
+                let _ = write!(status, " ({})", r.target_before.unwrap_or_default());
+            }
+            if refused && r.status.ok() {
+                status.push_str(", not committed");
+            }
+            lines.push([
+                r.group.clone(),
+                r.topic.clone(),
+                r.partition.to_string(),
+                r.source_position.to_string(),
+                r.target_position
+                    .map_or_else(|| "-".into(), |t| t.to_string()),
+                status,
+            ]);
+        }
+        let mut widths = [0usize; 6];
+        for l in &lines {
+            for (w, c) in widths.iter_mut().zip(l) {
+                *w = (*w).max(c.len());
+            }
+        }
+        let mut out = String::new();
+        for l in &lines {
+            let cells: Vec<String> = l
+                .iter()
+                .zip(widths)
+                .map(|(c, w)| format!("{c:<w$}"))
+                .collect();
+            let _ = writeln!(out, "{}", cells.join("  ").trim_end());
+        }
+        for g in &self.groups {
+            if let Some(why) = &g.reason {
+                let _ = writeln!(out, "group '{}' refused: {why}", g.group);
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn issue_11_the_table_lines_up_and_names_refusals() {
+        let row = |group: &str, status, target| Row {
+            group: group.into(),
+            topic: "orders".into(),
+            partition: 0,
+            target_topic: "orders".into(),
+            source_position: 120,
+            target_position: target,
+            target_before: Some(200),
+            status,
+            records_read: 3,
+        };
+        let report = Report {
+            from: "A".into(),
+            to: "B".into(),
+            dry_run: true,
+            groups: vec![
+                GroupOutcome {
+                    group: "billing".into(),
+                    status: "translated",
+                    reason: None,
+                    committed: false,
+                },
+                GroupOutcome {
+                    group: "late".into(),
+                    status: "refused",
+                    reason: Some("orders[0] is ahead of the copy".into()),
+                    committed: false,
+                },
+            ],
+            partitions: vec![
+                row("billing", RowStatus::KeptAhead, Some(131)),
+                row("late", RowStatus::AheadOfTheCopy, None),
+            ],
+        };
+        let t = report.table();
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(
+            lines[0],
+            "GROUP    TOPIC   PARTITION  SOURCE POSITION  TARGET POSITION  STATUS"
+        );
+        assert_eq!(
+            lines[1],
+            "billing  orders  0          120              131              kept: target group is further (200)"
+        );
+        assert_eq!(
+            lines[2],
+            "late     orders  0          120              -                ahead of the copy"
+        );
+        assert_eq!(
+            lines[3],
+            "group 'late' refused: orders[0] is ahead of the copy"
+        );
+        assert!(!report.all_translated());
+    }
+}

@@ -1,0 +1,92 @@
+//! Issue 11: a copy run with `--sync-groups` keeps the target's consumer groups where the
+//! applications are on the source, while it copies, never moving one back.
+
+use std::time::{Duration, Instant};
+
+use crate::common::{self, Tansu};
+use crate::kr::{self, FAST_GROUP};
+
+#[test]
+fn issue_11_sync_groups_follows_an_application_group_while_copying() {
+    let a = Tansu::start("sync-a");
+    let b = Tansu::start("sync-b");
+    let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    common::create_topic(ab, "t", 2);
+    common::create_topic(bb, "t", 2);
+    common::produce(ab, "t", &kr::records(1000, 2, "first"));
+    let mut args = vec![
+        "--from",
+        ab,
+        "--to",
+        bb,
+        "--topics",
+        "t",
+        "--group",
+        "kreplicate.sync",
+        "--json",
+        "--commit-interval",
+        "200ms",
+        "--sync-groups",
+        "app,later",
+        "--sync-groups-interval",
+        "1s",
+    ];
+    args.extend(FAST_GROUP);
+    let copy = kr::spawn(&args);
+    let writer = kr::Writer::start(ab, "t", 2);
+    // The application follows the copy on the source, 10 records behind; the target group is
+    // sampled meanwhile and must never move back.
+    let mut seen = vec![-1i64; 2];
+    let mut moves = 0;
+    let until = Instant::now() + Duration::from_secs(8);
+    while Instant::now() < until {
+        let copied = common::committed(ab, "kreplicate.sync", "t", 2);
+        if copied.iter().all(|&c| c > 10) {
+            common::commit(ab, "app", "t", &[(0, copied[0] - 10), (1, copied[1] - 10)]);
+        }
+        let on_b = common::committed(bb, "app", "t", 2);
+        for p in 0..2 {
+            assert!(
+                on_b[p] >= seen[p],
+                "app[{p}] moved back: {} after {}",
+                on_b[p],
+                seen[p]
+            );
+            moves += usize::from(on_b[p] > seen[p]);
+        }
+        seen = on_b;
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    drop(writer);
+    assert!(
+        moves >= 4,
+        "the target group followed while copying ({moves} moves)"
+    );
+    // The last positions, then stop: the run's last round syncs them.
+    std::thread::sleep(Duration::from_secs(2));
+    let copied = common::committed(ab, "kreplicate.sync", "t", 2);
+    common::commit(ab, "app", "t", &[(0, copied[0] - 3), (1, copied[1] - 3)]);
+    kr::signal(&copy, "INT");
+    let run = kr::wait(copy, Duration::from_secs(60));
+    assert_eq!(run.code, 0, "{run:?}");
+    // Exactly where `kreplicate groups` would put it now.
+    let check = kr::run(&[
+        "groups",
+        "--from",
+        ab,
+        "--to",
+        bb,
+        "--topics",
+        "t",
+        "--groups",
+        "app",
+        "--dry-run",
+        "--json",
+    ]);
+    assert_eq!(check.code, 0, "{check:?}");
+    for row in check.json()["partitions"].as_array().expect("rows") {
+        assert_eq!(row["status"], "unchanged", "{row}");
+    }
+    // A group the source does not know (yet) is not an error for a sync.
+    assert!(!run.stderr.contains("later"), "{}", run.stderr);
+}

@@ -1,0 +1,327 @@
+//! Issue 11: `kreplicate groups` translates source consumer group positions to the target
+//! exactly, where target offsets differ on purpose (foreign records first, at-least-once
+//! duplicates from an interrupted copy), and a real consumer of each group on the target reads
+//! from the translated position.
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::error::KafkaError;
+use rdkafka::Message;
+
+use crate::common::{self, Got, Tansu};
+use crate::kr::{self, ORIGIN};
+
+const PARTS: i32 = 2;
+
+/// The origin offset of a target record copied from `cluster`'s topic `t`.
+fn origin_of(g: &Got, cluster: &str) -> Option<i64> {
+    let (_, v) = g.headers.iter().rev().find(|(k, _)| k == ORIGIN)?;
+    let v = String::from_utf8_lossy(v.as_deref()?).into_owned();
+    let rest = v.strip_prefix(&format!("{cluster}/t/{}/", g.partition))?;
+    rest.parse().ok()
+}
+
+/// What a real member of `group` reads on the target from its committed positions to the end
+/// (auto.offset.reset=error: a missing commit is an error, never a silent reset).
+fn consume_as(bootstrap: &str, group: &str, topic: &str) -> Vec<Got> {
+    let c: BaseConsumer = rdkafka::ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("group.id", group)
+        .set("session.timeout.ms", "2000")
+        .set("heartbeat.interval.ms", "500")
+        .set("enable.partition.eof", "true")
+        .set("enable.auto.commit", "false")
+        .set("auto.offset.reset", "error")
+        .set("fetch.wait.max.ms", "100")
+        .create()
+        .expect("consumer");
+    c.subscribe(&[topic]).expect("subscribe");
+    let mut eof = HashSet::new();
+    let mut out = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while eof.len() < PARTS as usize {
+        assert!(Instant::now() < deadline, "{group}: no end within 60 s");
+        match c.poll(Duration::from_millis(100)) {
+            Some(Ok(m)) => {
+                let headers = rdkafka::message::Headers::iter(m.headers().expect("headers"))
+                    .map(|h| (h.key.to_string(), h.value.map(<[u8]>::to_vec)))
+                    .collect();
+                out.push(Got {
+                    topic: m.topic().into(),
+                    partition: m.partition(),
+                    offset: m.offset(),
+                    key: m.key().map(<[u8]>::to_vec),
+                    value: m.payload().map(<[u8]>::to_vec),
+                    headers,
+                    timestamp: m.timestamp().to_millis(),
+                });
+            }
+            Some(Err(KafkaError::PartitionEOF(p))) => {
+                eof.insert(p);
+            }
+            Some(Err(e)) => panic!("{group}: {e}"),
+            None => {}
+        }
+    }
+    out
+}
+
+/// The translation by definition, reading the whole target partition.
+fn first_at_or_after(dst: &[Got], p: i32, x: i64, cluster: &str) -> Option<i64> {
+    dst.iter()
+        .filter(|g| g.partition == p)
+        .find(|g| origin_of(g, cluster).is_some_and(|o| o >= x))
+        .map(|g| g.offset)
+}
+
+#[test]
+fn issue_11_groups_translate_exactly_over_foreign_records_and_duplicates() {
+    let a = Tansu::start("tr-a");
+    let b = Tansu::start("tr-b");
+    let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    common::create_topic(ab, "t", PARTS);
+    common::create_topic(bb, "t", PARTS);
+    // Foreign records on the target before any copy.
+    common::produce(bb, "t", &kr::records(10, PARTS, "foreign"));
+    common::produce(ab, "t", &kr::records(40_000, PARTS, "src"));
+    let per = 20_000i64;
+
+    // A copy interrupted by SIGKILL once it committed part of the way; if it was faster than
+    // the watch, the copy group is moved back instead: either way the rerun copies again
+    // what the target already holds.
+    let mut args = kr::caught_up_args(ab, bb, "t", "kreplicate.copy", "at-least-once", &[]);
+    args.extend([
+        "--commit-interval",
+        "50ms",
+        "--to-property",
+        "batch.num.messages=50",
+    ]);
+    let child = kr::spawn(&args);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let c = common::committed(ab, "kreplicate.copy", "t", PARTS);
+        if c.iter().any(|&n| n > 0) || Instant::now() > deadline {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    kr::signal(&child, "KILL");
+    let _ = kr::wait(child, Duration::from_secs(30));
+    let c = common::committed(ab, "kreplicate.copy", "t", PARTS);
+    if c.iter().all(|&n| n >= per) {
+        common::commit(ab, "kreplicate.copy", "t", &[(0, per / 3), (1, per / 2)]);
+    }
+    let run = kr::run(&kr::caught_up_args(
+        ab,
+        bb,
+        "t",
+        "kreplicate.copy",
+        "at-least-once",
+        &[],
+    ));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // Every source record is on the target (foreign records aside), some twice.
+    let dst = common::read_all(bb, "t");
+    let mut dups = 0;
+    for p in 0..PARTS {
+        let ours: Vec<i64> = dst
+            .iter()
+            .filter(|g| g.partition == p)
+            .filter_map(|g| origin_of(g, "tr-a"))
+            .collect();
+        let distinct: HashSet<i64> = ours.iter().copied().collect();
+        assert_eq!(distinct, (0..per).collect(), "t[{p}]: every source record");
+        dups += ours.len() - distinct.len();
+    }
+    assert!(dups > 0, "the rerun must leave duplicates");
+
+    // Application groups on the source: at 0, in the middle, at the end, and ahead of the
+    // copy (records written after it).
+    let ends = [per, per];
+    common::commit(ab, "app-start", "t", &[(0, 0), (1, 0)]);
+    common::commit(ab, "app-mid", "t", &[(0, per / 2), (1, per / 3 + 7)]);
+    common::commit(ab, "app-end", "t", &[(0, ends[0]), (1, ends[1])]);
+    common::produce(ab, "t", &kr::records(20, PARTS, "late"));
+    common::commit(ab, "app-ahead", "t", &[(0, per + 10), (1, per + 1)]);
+
+    let base = ["groups", "--from", ab, "--to", bb, "--topics", "t"];
+    let mut dry = base.to_vec();
+    dry.extend(["--groups", "^app-(start|mid|end)$", "--dry-run"]);
+    let table = kr::run(&dry);
+    eprintln!("groups --dry-run:\n{}", table.stdout);
+    assert_eq!(table.code, 0, "{}", table.stderr);
+    assert!(table.stdout.starts_with("GROUP"), "{}", table.stdout);
+    assert_eq!(
+        common::committed(bb, "app-mid", "t", PARTS),
+        [-1, -1],
+        "dry run"
+    );
+
+    // Every group: app-ahead is refused (exit 1), the others committed.
+    let mut all = base.to_vec();
+    all.push("--json");
+    let run = kr::run(&all);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let j = run.json();
+    let groups = j["groups"].as_array().expect("groups");
+    let names: Vec<&str> = groups.iter().filter_map(|g| g["group"].as_str()).collect();
+    assert_eq!(
+        names,
+        ["app-ahead", "app-end", "app-mid", "app-start"],
+        "not kreplicate's own"
+    );
+    assert_eq!(groups[0]["status"], "refused");
+    assert!(groups[0]["reason"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("ahead of the copy"));
+    assert_eq!(common::committed(bb, "app-ahead", "t", PARTS), [-1, -1]);
+
+    let src = common::read_all(ab, "t");
+    let dst = common::read_all(bb, "t");
+    let rows = j["partitions"].as_array().expect("rows");
+    for row in rows.iter().filter(|r| r["group"] != "app-ahead") {
+        let (group, p) = (
+            row["group"].as_str().unwrap_or_default(),
+            row["partition"].as_i64().unwrap_or(-1) as i32,
+        );
+        let x = row["source_position"].as_i64().expect("x");
+        let t = row["target_position"].as_i64().expect("t");
+        let end = dst
+            .iter()
+            .filter(|g| g.partition == p)
+            .map(|g| g.offset + 1)
+            .max()
+            .unwrap_or(0);
+        assert_eq!(
+            t,
+            first_at_or_after(&dst, p, x, "tr-a").unwrap_or(end),
+            "{group}[{p}] X={x}"
+        );
+        // Never the whole partition: the index leaves the killed run's tail after its last
+        // entry (a gap) and one commit interval.
+        let read = row["records_read"].as_u64().expect("records_read");
+        assert!(
+            read < end as u64 / 2 + 10,
+            "{group}[{p}]: read {read} of {end} records"
+        );
+    }
+    for group in ["app-start", "app-mid", "app-end"] {
+        let x: Vec<i64> = common::committed(ab, group, "t", PARTS);
+        let t: Vec<i64> = common::committed(bb, group, "t", PARTS);
+        let got = consume_as(bb, group, "t");
+        for p in 0..PARTS {
+            let read: Vec<&Got> = got.iter().filter(|g| g.partition == p).collect();
+            // Every source record from X on, none missing.
+            let seen: HashSet<String> = read
+                .iter()
+                .map(|g| format!("{:?}", kr::comparable(g)))
+                .collect();
+            for s in src
+                .iter()
+                .filter(|s| s.partition == p && s.offset >= x[p as usize] && s.offset < per)
+            {
+                assert!(
+                    seen.contains(&format!("{:?}", s.to_rec())),
+                    "{group}[{p}] misses source offset {}",
+                    s.offset
+                );
+            }
+            // No earlier source record, except at-least-once duplicates of records also
+            // written before T.
+            for g in &read {
+                let Some(o) = origin_of(g, "tr-a") else {
+                    continue;
+                };
+                if o < x[p as usize] {
+                    let earlier = dst.iter().any(|d| {
+                        d.partition == p
+                            && d.offset < t[p as usize]
+                            && origin_of(d, "tr-a") == Some(o)
+                    });
+                    assert!(
+                        earlier,
+                        "{group}[{p}] reads source offset {o} < X={} at {}, not a duplicate",
+                        x[p as usize], g.offset
+                    );
+                }
+            }
+        }
+    }
+    // A second run changes nothing, and never moves a group back.
+    common::commit(ab, "app-mid", "t", &[(0, 1), (1, 1)]);
+    let mut again = base.to_vec();
+    again.extend(["--groups", "app-mid,app-end", "--json"]);
+    let run = kr::run(&again);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let statuses: Vec<String> = run.json()["partitions"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| r["status"].to_string())
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            "\"unchanged\"",
+            "\"unchanged\"",
+            "\"kept-ahead\"",
+            "\"kept-ahead\""
+        ]
+    );
+}
+
+#[test]
+fn issue_11_exactly_once_translations_point_at_the_single_copy() {
+    let a = Tansu::start("tre-a");
+    let b = Tansu::start("tre-b");
+    let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    common::create_topic(ab, "t", PARTS);
+    common::create_topic(bb, "t", PARTS);
+    common::produce(bb, "t", &kr::records(6, PARTS, "foreign"));
+    common::produce(ab, "t", &kr::records(400, PARTS, "src"));
+    let txn = ["--txn-max-records", "30"];
+    let run = kr::run(&kr::caught_up_args(
+        ab,
+        bb,
+        "t",
+        "kreplicate.eos",
+        "exactly-once",
+        &txn,
+    ));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    common::commit(ab, "app", "t", &[(0, 77), (1, 200)]);
+    let run = kr::run(&[
+        "groups", "--from", ab, "--to", bb, "--topics", "t", "--json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let dst = common::read_all(bb, "t");
+    let t = common::committed(bb, "app", "t", PARTS);
+    // p0: the single copy of source offset 77; p1: X at the end is the target's end.
+    let at: Vec<&Got> = dst
+        .iter()
+        .filter(|g| g.partition == 0 && g.offset == t[0])
+        .collect();
+    assert_eq!(at.len(), 1, "a record at T={}", t[0]);
+    assert_eq!(origin_of(at[0], "tre-a"), Some(77));
+    let copies = dst
+        .iter()
+        .filter(|g| g.partition == 0 && origin_of(g, "tre-a") == Some(77));
+    assert_eq!(copies.count(), 1, "exactly-once: one copy");
+    let end1 = dst
+        .iter()
+        .filter(|g| g.partition == 1)
+        .map(|g| g.offset + 1)
+        .max();
+    assert!(t[1] >= end1.unwrap_or(0), "p1 at its end: {t:?}");
+    let rows = run.json()["partitions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    for r in rows {
+        let read = r["records_read"].as_u64().unwrap_or(u64::MAX);
+        assert!(read <= 3 + 30 + 2, "one transaction at most: {r}");
+    }
+}
