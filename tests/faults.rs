@@ -93,9 +93,27 @@ fn mock_target_broker_down_fails_within_the_delivery_timeout() {
     let mock = b.cluster().unwrap();
     mock.broker_round_trip_time(1, Duration::from_millis(50))
         .unwrap();
+    let addr = format!("127.0.0.1:{}", common::free_port());
+    let child = kr::spawn(&copy_args(
+        &ab,
+        &bb,
+        &["--delivery-timeout", "3s", "--metrics-addr", &addr],
+    ));
+    // Down once the copy runs (not during the checks before it, which --timeout bounds).
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let text =
+            common::http_get(&format!("http://{addr}/metrics")).map_or(String::new(), |r| r.1);
+        if common::scraped(&text, "kreplicate_assigned_partitions")
+            .first()
+            .is_some_and(|s| s.1 > 0.0)
+        {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the copy never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let started = Instant::now();
-    let child = kr::spawn(&copy_args(&ab, &bb, &["--delivery-timeout", "3s"]));
-    std::thread::sleep(Duration::from_millis(400));
     mock.broker_down(1).unwrap();
     let run = kr::wait(child, Duration::from_secs(60));
     assert_eq!(run.code, 1, "{run:?}");
