@@ -98,7 +98,7 @@ impl TopicSelection {
             .collect();
         if list.is_empty() {
             return Err(Error::usage(format!(
-                "{flag} is empty: give a comma list of topics or a regex starting with '^'"
+                "{flag} is empty: give a comma list of names or a regex starting with '^'"
             )));
         }
         Ok(TopicSelection::List(list))

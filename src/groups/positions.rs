@@ -10,7 +10,7 @@ use regex::Regex;
 
 use crate::error::{Error, Result};
 use crate::kafka;
-use crate::options::ClusterSpec;
+use crate::options::{ClusterSpec, TopicSelection};
 use crate::topics::Metadata;
 
 /// `--groups`: a comma list, or a regex when it starts with '^'.
@@ -26,26 +26,10 @@ impl Selection {
         let Some(spec) = spec.map(str::trim) else {
             return Ok(Selection::All);
         };
-        if spec.starts_with('^') {
-            return Regex::new(spec).map(Selection::Regex).map_err(|e| {
-                let text = e.to_string();
-                let why = text.lines().last().unwrap_or_default();
-                let why = why.strip_prefix("error: ").unwrap_or(why);
-                Error::usage(format!("{flag}: bad regex '{spec}': {why}"))
-            });
-        }
-        let list: Vec<String> = spec
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(String::from)
-            .collect();
-        if list.is_empty() {
-            return Err(Error::usage(format!(
-                "{flag} is empty: give a comma list of groups or a regex starting with '^'"
-            )));
-        }
-        Ok(Selection::List(list))
+        Ok(match TopicSelection::parse_flag(spec, flag)? {
+            TopicSelection::List(names) => Selection::List(names),
+            TopicSelection::Regex(re) => Selection::Regex(re),
+        })
     }
 
     /// The groups to translate among those the source lists (pure). kreplicate's own groups
