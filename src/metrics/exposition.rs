@@ -149,7 +149,7 @@ impl Collector for Scrape {
             ),
             (
                 "rebalances",
-                "Partition assignments the source consumer group handed this process",
+                "Partition assignments this process received: one per group rebalance (a static --shard assigns once)",
                 &c.rebalances,
             ),
             (
