@@ -348,10 +348,12 @@ fn issue_5_a_partition_paused_at_its_end_is_read_again_after_a_lost_assignment()
 /// answered after `delay`; a run with `extra` arguments is started (its log in the file
 /// `name`-PID.log), and
 /// once every record is in flight the coordinator forgets the member: the assignment is lost.
+/// The group forgets the member once the run's log shows `when` (after the assignment).
 fn lose_the_assignment_with_records_in_flight(
     name: &str,
     delay: Duration,
     extra: &[&str],
+    when: &str,
 ) -> (
     MockKafka,
     MockKafka,
@@ -381,6 +383,9 @@ fn lose_the_assignment_with_records_in_flight(
     wait_until("the assignment", Duration::from_secs(30), || {
         common::file_tail(&log, 20_000).contains("assigned 2 source partitions")
     });
+    wait_until(when, Duration::from_secs(30), || {
+        common::file_tail(&log, 20_000).contains(when)
+    });
     std::thread::sleep(Duration::from_millis(300));
     a.cluster().unwrap().request_errors(
         RDKafkaApiKey::Heartbeat,
@@ -399,6 +404,7 @@ fn issue_5_deliveries_in_flight_when_an_assignment_is_lost_stay_with_it() {
         "in-flight",
         Duration::from_secs(6),
         &["--commit-interval", "200ms"],
+        "assigned 2 source partitions",
     );
     let (ab, bb) = (a.bootstrap().unwrap(), b.bootstrap().unwrap());
     wait_until(
@@ -426,6 +432,8 @@ fn a_membership_lost_before_the_final_commit_commits_nothing_and_says_why() {
         "final-commit",
         Duration::from_secs(3),
         &["--until-caught-up"],
+        // In the final flush, which the target's slow answer holds up.
+        "flushing, verifying and committing",
     );
     let (ab, bb) = (a.bootstrap().unwrap(), b.bootstrap().unwrap());
     let run = kr::wait(child, Duration::from_secs(60));
