@@ -32,6 +32,8 @@ fn issue_10_prometheus_scrapes_records_copied_and_lag_matching_the_run() {
     common::create_topic(&b.bootstrap, "m", 3);
     common::produce(&a.bootstrap, "m", &kr::records(3000, 3, "m"));
     let addr = local_addr();
+    let file = NodeExporter::dir().join("kreplicate.prom");
+    let file_arg = file.display().to_string();
     let mut args = vec![
         "--from",
         &a.bootstrap,
@@ -46,6 +48,10 @@ fn issue_10_prometheus_scrapes_records_copied_and_lag_matching_the_run() {
         "300ms",
         "--metrics-addr",
         &addr,
+        "--metrics-file",
+        &file_arg,
+        "--metrics-file-interval",
+        "500ms",
     ];
     args.extend_from_slice(&kr::FAST_GROUP);
     let child = kr::spawn(&args);
@@ -64,6 +70,26 @@ fn issue_10_prometheus_scrapes_records_copied_and_lag_matching_the_run() {
     assert_eq!(running[0].1, 1.0, "{running:?}");
     let (status, body) = served(&addr, "/healthz");
     assert_eq!((status, body.as_str()), (200, "ok\n"));
+    // The file is rewritten while the run goes on (its first write, at start, counted 0).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        let copied: f64 = common::scraped(&text, "kreplicate_records_copied_total")
+            .iter()
+            .map(|s| s.1)
+            .sum();
+        let running = common::scraped(&text, "kreplicate_status")
+            .iter()
+            .any(|(l, v)| l["status"] == "running" && *v == 1.0);
+        if copied == 3000.0 && running {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the metrics file was not rewritten: {text}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
     let (status, _) = served(&addr, "/nothing-here");
     assert_eq!(status, 404);
 
