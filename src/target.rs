@@ -78,10 +78,18 @@ pub(crate) enum NotSent {
     GaveUp,
 }
 
+/// How long a record for a partition the producer does not know yet waits for the target's
+/// metadata to show it.
+const NEW_PARTITION_WAIT: Duration = Duration::from_secs(30);
+
 /// Hands one record to the producer, the one send path of both engines. While the producer's
 /// queue is full (backpressure) it serves delivery reports and tries again, unless `give_up`
 /// says the run is stopping or has failed meanwhile: a record not sent is simply not covered by
 /// any commit.
+///
+/// A partition the producer does not know yet belongs to a target topic that grew after the
+/// producer last read its metadata (librdkafka reads it again only every 5 minutes): the
+/// producer reads the topic's metadata again until the partition shows, then sends.
 pub(crate) fn send<'a, C, K, P>(
     producer: &BaseProducer<C>,
     mut record: BaseRecord<'a, K, P, C::DeliveryOpaque>,
@@ -92,12 +100,31 @@ where
     K: ToBytes + ?Sized,
     P: ToBytes + ?Sized,
 {
+    let mut unknown_since: Option<Instant> = None;
     loop {
         match producer.send(record) {
             Ok(()) => return Ok(()),
             Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), r)) => {
                 record = r;
                 await_reports(producer);
+                if give_up() {
+                    return Err(NotSent::GaveUp);
+                }
+            }
+            Err((KafkaError::MessageProduction(RDKafkaErrorCode::UnknownPartition), r))
+                if unknown_since.is_none_or(|t| t.elapsed() < NEW_PARTITION_WAIT) =>
+            {
+                record = r;
+                if unknown_since.is_some() {
+                    // The broker answered without it: its own metadata is catching up.
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+                unknown_since.get_or_insert_with(Instant::now);
+                // A metadata answer updates the producer's view of the topic.
+                let wait = Duration::from_secs(5);
+                if let Err(e) = producer.client().fetch_metadata(Some(record.topic), wait) {
+                    log::warn!("cannot read the metadata of '{}': {e}", record.topic);
+                }
                 if give_up() {
                     return Err(NotSent::GaveUp);
                 }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use kreplicate::mock::MockKafka;
 use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
 
-use crate::common::{self, Got, Rec, Tansu};
+use crate::common::{self, Got, Kafka, Rec};
 use crate::kr::{self, FAST_GROUP};
 
 const ORIGIN: &str = "kreplicate.origin";
@@ -80,8 +80,8 @@ impl Lcg {
 
 #[test]
 fn exactly_once_crash_campaign_on_tansu() {
-    let a = Tansu::start("eos-a");
-    let mut b = Tansu::start("eos-b");
+    let a = Kafka::start("eos-a");
+    let mut b = Kafka::start("eos-b");
     common::create_topic(&a.bootstrap, "t", 3);
     common::create_topic(&b.bootstrap, "t", 3);
     common::produce(&a.bootstrap, "t", &kr::records(3000, 3, "pre"));
@@ -159,8 +159,8 @@ fn exactly_once_crash_campaign_on_tansu() {
 
 #[test]
 fn exactly_once_second_instance_with_the_same_identity_stops_the_first() {
-    let a = Tansu::start("fence-a");
-    let b = Tansu::start("fence-b");
+    let a = Kafka::start("fence-a");
+    let b = Kafka::start("fence-b");
     common::create_topic(&a.bootstrap, "t", 2);
     common::create_topic(&b.bootstrap, "t", 2);
     common::produce(&a.bootstrap, "t", &kr::records(1000, 2, "pre"));
@@ -371,8 +371,8 @@ fn issue_5_an_abort_with_records_in_flight_serves_their_reports() {
 #[test]
 fn issue_13_a_record_the_target_always_refuses_ends_the_run_naming_it() {
     // The producer's own size check refuses the record when it is sent.
-    let a = Tansu::start("refused-a");
-    let b = Tansu::start("refused-b");
+    let a = Kafka::start("refused-a");
+    let b = Kafka::start("refused-b");
     common::create_topic(&a.bootstrap, "t", 2);
     common::create_topic(&b.bootstrap, "t", 2);
     let mut recs = kr::records(20, 2, "small");

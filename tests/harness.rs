@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::{self, Rec, Tansu};
+use crate::common::{self, Kafka, Rec};
 
 fn b(s: &str) -> Option<Vec<u8>> {
     Some(s.as_bytes().to_vec())
@@ -10,8 +10,8 @@ fn b(s: &str) -> Option<Vec<u8>> {
 
 #[test]
 fn harness_two_tansu_brokers_roundtrip() {
-    let mut a = Tansu::start("harness-a");
-    let b_ = Tansu::start("harness-b");
+    let mut a = Kafka::start("harness-a");
+    let b_ = Kafka::start("harness-b");
     assert_ne!(a.bootstrap, b_.bootstrap);
     assert_ne!(a.pid(), b_.pid());
 
@@ -170,7 +170,7 @@ fn harness_two_tansu_brokers_roundtrip() {
 /// still fetching it crashes that process (SIGSEGV in librdkafka 2.12.1's metadata update).
 #[test]
 fn harness_tansu_delete_and_recreate_topic() {
-    let a = Tansu::start("harness-del");
+    let a = Kafka::start("harness-del");
     common::create_topic(&a.bootstrap, "t", 3);
     let old: Vec<Rec> = (0..30)
         .map(|i| Rec::kv(i % 3, &format!("old{i}"), "v"))

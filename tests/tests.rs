@@ -15,6 +15,7 @@ mod exactly_once;
 mod faults;
 mod groups;
 mod groups_refusals;
+mod growth;
 mod harness;
 mod metrics;
 mod progress;

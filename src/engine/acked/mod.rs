@@ -104,7 +104,10 @@ impl Acked {
                 shared: shared.clone(),
                 producer: producer.clone(),
                 guarantee: opts.guarantee,
-                start: opts.start,
+                start: source::Start::new(
+                    opts.start,
+                    routes.iter().map(|r| (r.source.as_str(), r.partitions)),
+                ),
                 timeout: opts.timeout,
                 flush_timeout: opts.delivery_timeout + Duration::from_secs(5),
             })

@@ -85,6 +85,8 @@ pub(super) struct Exactly {
     last_deleted: Option<Instant>,
     released: BTreeMap<(String, i32), PartitionEnd>,
     stamp: Stamp,
+    /// `--start`, for the partitions that existed when the run began.
+    start: source::Start,
     /// Write positions index entries in each transaction; the trails last written.
     index: bool,
     indexed: BTreeMap<(String, i32), Entry>,
@@ -146,6 +148,10 @@ impl Exactly {
             aborts_in_a_row: 0,
             transactional_id: shard.transactional_id(&opts.group),
             scratch: Scratch::default(),
+            start: source::Start::new(
+                opts.start,
+                routes.iter().map(|r| (r.source.as_str(), r.partitions)),
+            ),
             routes,
             skipped: BTreeSet::new(),
             last_deleted: None,
@@ -241,7 +247,7 @@ impl Exactly {
                 // Nothing of ours on the target yet: the group's position (committed only
                 // after transactions) is a safe lower bound, then --start.
                 (None, Some(&n)) => Offset::Offset(n),
-                (None, None) => match self.opts.start {
+                (None, None) => match self.start.of(topic, *partition) {
                     StartPosition::Earliest => Offset::Beginning,
                     StartPosition::Latest => {
                         let (_, high) = self
