@@ -11,6 +11,7 @@ mod cutover;
 mod demo;
 mod discovery;
 mod docs;
+mod eos_resume;
 mod exactly_once;
 mod faults;
 mod groups;

@@ -6,7 +6,7 @@
 //! (a static shard `i/n`), so a restart fences its zombie. After `init_transactions` (which
 //! closes any transaction the zombie left open), kreplicate reads the tail of each target
 //! partition the way a `read_committed` reader sees it and resumes the source just after the
-//! newest origin offset found there. Resume and readers see the same records on any broker,
+//! origin of the last record of ours found there (in target order). Resume and readers see the same records on any broker,
 //! so no record is skipped or shown twice. Positions are also committed to the source group
 //! after each transaction, for lag monitoring only.
 
@@ -228,7 +228,7 @@ impl Exactly {
             found.len(),
             self.parts.len()
         );
-        let fallback = self.group_positions();
+        let fallback = self.group_positions()?;
         let mut tpl = TopicPartitionList::new();
         // `--start latest` resolved to offsets and committed to the group, where the next run
         // finds them while the target holds nothing of ours (issue 13).

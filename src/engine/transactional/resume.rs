@@ -17,15 +17,26 @@ use crate::source;
 
 impl Exactly {
     /// The group's committed positions for the owned partitions (for lag monitoring; used
-    /// only as a lower bound when the target holds nothing of ours).
-    pub(super) fn group_positions(&self) -> HashMap<(String, i32), i64> {
+    /// only as a lower bound when the target holds nothing of ours). A failed read fails the
+    /// run, as under at-least-once: taken for "no positions", `--start latest` would commit
+    /// a new "latest" over the old decision and skip the records in between, and `earliest`
+    /// would copy again what the group had covered (issue 18).
+    pub(super) fn group_positions(
+        &self,
+    ) -> std::result::Result<HashMap<(String, i32), i64>, String> {
         let mut tpl = TopicPartitionList::new();
         for (t, p) in self.parts.keys() {
             tpl.add_partition(t, *p);
         }
-        let Ok(got) = self.consumer.committed_offsets(tpl, self.opts.timeout) else {
-            return HashMap::new();
-        };
+        let got = self
+            .consumer
+            .committed_offsets(tpl, self.opts.timeout)
+            .map_err(|e| {
+                format!(
+                    "cannot read the group's committed positions on the source (group '{}'): {e}",
+                    self.opts.group
+                )
+            })?;
         let out = got
             .elements()
             .iter()
@@ -35,7 +46,7 @@ impl Exactly {
             })
             .collect();
         drop(got);
-        out
+        Ok(out)
     }
 
     /// Reads the tail of every owned target partition as a read_committed reader sees it and
