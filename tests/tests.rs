@@ -20,6 +20,7 @@ mod harness;
 mod metrics;
 mod progress;
 mod provenance;
+mod slow_copies;
 mod sync_groups;
 mod throttle;
 mod topic_configs;

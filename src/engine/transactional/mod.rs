@@ -38,6 +38,7 @@ use crate::report::{Copied, Counters, PartitionEnd, Summary};
 use crate::source::{self, classify, Ends, Polled, Warner};
 use crate::target::{self, NotSent};
 use crate::throttle::Throttle;
+use crate::tick::Ticker;
 use crate::topics::{self, Route};
 use crate::trail::Entry;
 
@@ -281,14 +282,15 @@ impl Exactly {
         let mut last_lag = Instant::now();
         let mut last_refresh = Instant::now();
         let mut warner = Warner::default();
-        let mut since_poll = 0u32;
+        let mut ticker = Ticker::new(Instant::now());
         let max_time = self.opts.txn_max_time;
         let (bytes_limit, records_limit) =
             (self.opts.max_bytes_per_sec, self.opts.max_records_per_sec);
         let mut throttle = Throttle::new(bytes_limit, records_limit, Instant::now());
         while !stop.load(Ordering::Relaxed) && self.failure.is_none() {
             let polled = self.consumer.poll(Duration::from_millis(100));
-            // Read the clock (transaction age, lag) every 256 records, not per record.
+            // Periodic work (reports, transaction age, lag, discovery) every 256 records or
+            // every few milliseconds, whichever comes first; at every poll without a record.
             let mut clock = true;
             match classify(polled) {
                 Polled::Record(msg) => {
@@ -314,16 +316,14 @@ impl Exactly {
                     if let Err((e, refused)) = sent {
                         self.abort_and_rewind(&e, refused.map(|r| *r));
                     }
-                    since_poll += 1;
-                    // Serve delivery reports regularly without a call per record.
-                    clock = since_poll >= 256;
+                    clock = ticker.record(Instant::now());
                     if clock {
-                        self.producer.poll(Duration::ZERO);
-                        since_poll = 0;
+                        target::serve_reports(&self.producer);
                     }
                 }
                 Polled::Idle | Polled::End(_) => {
-                    self.producer.poll(Duration::ZERO);
+                    target::serve_reports(&self.producer);
+                    ticker.done(Instant::now());
                     if self.opts.until_caught_up {
                         match self.ends.check(&self.consumer, &self.opts) {
                             Ok(true) => {
