@@ -7,6 +7,9 @@ use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
 use crate::common;
 use crate::kr;
 
+/// The positions index topic the copies write on the target.
+const INDEX_TOPIC: &str = "__kreplicate.index";
+
 /// Regression (issue 18, item 2): the group's positions could not be read (OffsetFetch
 /// refused), and exactly-once took that for "no positions": with `--start latest` it
 /// committed a new "latest" over the old decision (the records in between were never
@@ -103,4 +106,112 @@ fn issue_18_exactly_once_resumes_a_recreated_topic_after_its_last_copied_record(
         );
     }
     assert_eq!(run.json()["records"], 1400, "{}", run.stdout);
+}
+
+/// Regression (issue 18): under exactly-once, a positions index the target refuses (here: not
+/// authorised, from some point of the run on) aborted every transaction and ended the run as
+/// a refused record at offset -1 of the index topic. Now the run warns once and goes on
+/// without the index, as at-least-once does.
+#[test]
+fn issue_18_exactly_once_goes_on_without_an_index_the_target_refuses() {
+    let a = MockKafka::start(1).unwrap();
+    let b = MockKafka::start(1).unwrap();
+    a.create_topic("t", 2).unwrap();
+    b.create_topic("t", 2).unwrap();
+    let (ab, bb) = (a.bootstrap().unwrap(), b.bootstrap().unwrap());
+    common::produce(&ab, "t", &kr::records(200, 2, "before"));
+    let child = kr::spawn(&[
+        "--from",
+        &ab,
+        "--to",
+        &bb,
+        "--topics",
+        "t",
+        "--group",
+        "g",
+        "--guarantee",
+        "exactly-once",
+        "--txn-max-records",
+        "50",
+    ]);
+    // Transactions with index entries committed: the source group shows their positions.
+    let start = std::time::Instant::now();
+    while common::committed(&ab, "g", "t", 2) != vec![100, 100] {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(60),
+            "no commit"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    b.cluster()
+        .unwrap()
+        .topic_error(
+            INDEX_TOPIC,
+            RDKafkaRespErr::RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED,
+        )
+        .unwrap();
+    common::produce(&ab, "t", &kr::records(200, 2, "after"));
+    while common::committed(&ab, "g", "t", 2) != vec![200, 200] {
+        if start.elapsed() > std::time::Duration::from_secs(40) {
+            kr::signal(&child, "INT");
+            let run = kr::wait(child, std::time::Duration::from_secs(60));
+            panic!(
+                "stopped copying: {:?} {run:?}",
+                common::committed(&ab, "g", "t", 2)
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    kr::signal(&child, "INT");
+    let run = kr::wait(child, std::time::Duration::from_secs(60));
+    assert_eq!(run.code, 0, "{run:?}");
+    let warned = run
+        .stderr
+        .matches("the target refused an entry of the positions index")
+        .count();
+    assert_eq!(warned, 1, "{}", run.stderr);
+    // The mock writes no transaction markers: an aborted transaction's copies stay visible,
+    // so compare with duplicates dropped.
+    kr::assert_complete(&ab, &bb, "t", "t", 2);
+}
+
+/// Regression (issue 18): a transaction commit that timed out was reported as fenced, with
+/// "nothing of it is visible"; on Kafka the commit may still complete. The run says what is
+/// known instead, and exits 1.
+#[test]
+fn issue_18_exactly_once_a_commit_that_times_out_has_an_unknown_outcome() {
+    let a = MockKafka::start(1).unwrap();
+    let b = MockKafka::start(1).unwrap();
+    a.create_topic("t", 2).unwrap();
+    b.create_topic("t", 2).unwrap();
+    let (ab, bb) = (a.bootstrap().unwrap(), b.bootstrap().unwrap());
+    common::produce(&ab, "t", &kr::records(100, 2, "m"));
+    // The commit waits --delivery-timeout + 5 s; the coordinator answers after 20 s.
+    b.answer_next(
+        1,
+        RDKafkaApiKey::EndTxn,
+        RDKafkaRespErr::RD_KAFKA_RESP_ERR_NO_ERROR,
+        std::time::Duration::from_secs(20),
+    )
+    .unwrap();
+    let args = kr::caught_up_args(
+        &ab,
+        &bb,
+        "t",
+        "g",
+        "exactly-once",
+        &["--delivery-timeout", "1s"],
+    );
+    let run = kr::run(&args);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stderr.contains("timed out")
+            && run.stderr.contains("the transaction's outcome is unknown")
+            && run
+                .stderr
+                .contains("the next run resumes from what the target shows")
+            && !run.stderr.contains("nothing of it is visible"),
+        "{}",
+        run.stderr
+    );
 }

@@ -64,6 +64,8 @@ struct Txn {
     records: u64,
     bytes: u64,
     started: Option<Instant>,
+    /// Positions index entries were sent, after every copy was delivered.
+    entries: bool,
 }
 
 pub(super) struct Exactly {
