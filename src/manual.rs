@@ -105,7 +105,7 @@ fn sections() -> Roff {
     r.control("SH", ["METRICS"]);
     para(
         &mut r,
-        "--metrics-addr HOST:PORT serves Prometheus text format at /metrics and a health check at /healthz: 200 while the copy moves or is idle with nothing to copy, 503 once records wait and none was acknowledged for longer than --delivery-timeout. --metrics-file PATH writes the same text atomically every --metrics-file-interval and at exit, for node_exporter's textfile collector. Partition series carry the labels topic and partition.",
+        "--metrics-addr HOST:PORT serves Prometheus text format at /metrics and a health check at /healthz: 200 while the copy moves or is idle with nothing to copy, 503 once records wait and none was acknowledged for longer than --delivery-timeout; 200 starting while an exactly-once run starts, until the copy first moves or its start steps' timeouts passed. --metrics-file PATH writes the same text atomically every --metrics-file-interval and at exit, for node_exporter's textfile collector. Partition series carry the labels topic and partition.",
     );
     for (name, text) in readme_metrics() {
         item(&mut r, &name, &text);

@@ -215,3 +215,60 @@ fn issue_18_exactly_once_a_commit_that_times_out_has_an_unknown_outcome() {
         run.stderr
     );
 }
+
+/// Regression (issue 18): `/healthz` answered 503 during a long exactly-once start (here the
+/// target's coordinator answers InitProducerId after 4 s, longer than `--delivery-timeout`):
+/// nothing moves while the run fences and reads the target's tail, and that is no stall. It
+/// now says "starting" (200) until the start steps are over, then "ok" as the copy moves.
+#[test]
+fn issue_18_healthz_is_healthy_during_a_long_exactly_once_start() {
+    let a = MockKafka::start(1).unwrap();
+    let b = MockKafka::start(1).unwrap();
+    a.create_topic("t", 2).unwrap();
+    b.create_topic("t", 2).unwrap();
+    let (ab, bb) = (a.bootstrap().unwrap(), b.bootstrap().unwrap());
+    common::produce(&ab, "t", &kr::records(100, 2, "m"));
+    b.answer_next(
+        1,
+        RDKafkaApiKey::InitProducerId,
+        RDKafkaRespErr::RD_KAFKA_RESP_ERR_NO_ERROR,
+        std::time::Duration::from_secs(4),
+    )
+    .unwrap();
+    let addr = format!("127.0.0.1:{}", common::free_port());
+    let args = kr::caught_up_args(
+        &ab,
+        &bb,
+        "t",
+        "g",
+        "exactly-once",
+        &[
+            "--delivery-timeout",
+            "1s",
+            "--txn-max-time",
+            "200ms",
+            "--metrics-addr",
+            &addr,
+        ],
+    );
+    let mut child = kr::spawn(&args);
+    let url = format!("http://{addr}/healthz");
+    let mut answers: Vec<(u16, String)> = Vec::new();
+    while child.try_wait().expect("wait").is_none() {
+        // Refused before the server listens and after the run ended.
+        if let Ok((status, body)) = common::http_get(&url) {
+            if answers.last() != Some(&(status, body.clone())) {
+                answers.push((status, body));
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let run = kr::wait(child, std::time::Duration::from_secs(10));
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.json()["records"], 100);
+    assert!(
+        answers.iter().any(|(_, body)| body == "starting\n"),
+        "{answers:?}"
+    );
+    assert!(answers.iter().all(|(s, _)| *s == 200), "{answers:?}");
+}

@@ -208,19 +208,6 @@ impl Exactly {
         positions
     }
 
-    /// Fences any zombie, finds where the target stands, and assigns the source there.
-    fn start(&mut self) -> std::result::Result<(), String> {
-        self.producer
-            .init_transactions(self.opts.timeout)
-            .map_err(|e| {
-                format!(
-                    "cannot start transactions on the target as '{}': {e}",
-                    self.transactional_id
-                )
-            })?;
-        self.rewind()
-    }
-
     /// Sets every owned partition's position from what the target holds and (re)assigns the
     /// source consumer there. Used at start and after an aborted transaction.
     fn rewind(&mut self) -> std::result::Result<(), String> {

@@ -1,12 +1,13 @@
 //! Where exactly-once resumes: the tail of each target partition as a `read_committed` reader
 //! sees it, and the source group's positions as a lower bound.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::{Duration, Instant};
 
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::KafkaError;
 use rdkafka::message::{Headers, Message};
+use rdkafka::producer::Producer;
 use rdkafka::{Offset, TopicPartitionList};
 
 use super::Exactly;
@@ -16,6 +17,35 @@ use crate::origin::{resume_position, ORIGIN_HEADER};
 use crate::source;
 
 impl Exactly {
+    /// Fences any zombie, finds where the target stands, and assigns the source there. These
+    /// steps (fencing, the group's positions, one tail read per target topic, widened a few
+    /// times, and the assignment) each take up to --timeout, and nothing moves meanwhile:
+    /// /healthz says "starting" until the copy first moves, within their bound (issue 18).
+    pub(super) fn start(&mut self) -> std::result::Result<(), String> {
+        let targets: BTreeSet<&str> = self.parts.values().map(|o| o.target.as_str()).collect();
+        let steps = 3 + 3 * targets.len() as u32;
+        drop(targets);
+        self.progress
+            .starting(Instant::now() + self.opts.timeout.saturating_mul(steps));
+        let started = self.fence_and_rewind();
+        if started.is_err() {
+            self.progress.not_starting();
+        }
+        started
+    }
+
+    fn fence_and_rewind(&mut self) -> std::result::Result<(), String> {
+        self.producer
+            .init_transactions(self.opts.timeout)
+            .map_err(|e| {
+                format!(
+                    "cannot start transactions on the target as '{}': {e}",
+                    self.transactional_id
+                )
+            })?;
+        self.rewind()
+    }
+
     /// The group's committed positions for the owned partitions (for lag monitoring; used
     /// only as a lower bound when the target holds nothing of ours). A failed read fails the
     /// run, as under at-least-once: taken for "no positions", `--start latest` would commit
