@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::{self, Tansu};
+use crate::common::{self, Kafka, Tansu};
 use crate::kr::{self, FAST_GROUP};
 
 /// Waits (bounded) until `done` holds, polling every 100 ms; the time it took.
@@ -23,8 +23,8 @@ fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) -> Du
 /// records: the first commit came after 13 s, and `/healthz` said 503 after
 /// `--delivery-timeout`.
 fn slow_copy_commits_in_time(guarantee: &str) {
-    let a = Tansu::start(&format!("slow-a-{guarantee}"));
-    let b = Tansu::start(&format!("slow-b-{guarantee}"));
+    let a = Kafka::start(&format!("slow-a-{guarantee}"));
+    let b = Kafka::start(&format!("slow-b-{guarantee}"));
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     common::create_topic(ab, "t", 2);
     common::create_topic(bb, "t", 2);
@@ -230,6 +230,16 @@ fn origin_offsets(bootstrap: &str, topic: &str) -> Vec<Vec<i64>> {
 /// no more than that.
 #[test]
 fn issue_18_a_sigkill_recopies_at_most_about_one_commit_interval() {
+    let a = Kafka::start("kill-a");
+    let b = Kafka::start("kill-b");
+    sigkill_recopies(&a.bootstrap, &b.bootstrap);
+}
+
+/// The same on tansu, a twin that adds something: its produce acknowledgements come in many
+/// small batches, which showed the lag plainly (14,458 records re-copied without the fix, 1,218
+/// with it), where Apache Kafka's larger batches showed it only in longer runs.
+#[test]
+fn issue_18_a_sigkill_recopies_at_most_about_one_commit_interval_on_tansu() {
     let a = Tansu::start("kill-a");
     let b = Tansu::start("kill-b");
     sigkill_recopies(&a.bootstrap, &b.bootstrap);
