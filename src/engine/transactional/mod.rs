@@ -226,14 +226,22 @@ impl Exactly {
         );
         let fallback = self.group_positions()?;
         let mut tpl = TopicPartitionList::new();
-        // `--start latest` resolved to offsets and committed to the group, where the next run
-        // finds them while the target holds nothing of ours (issue 13).
+        // Committed to the group at once: `--start latest` resolved to offsets, where the next
+        // run finds them while the target holds nothing of ours (issue 13); and what the
+        // target holds where the group is behind it (a run killed between its transaction and
+        // the group's commit), so the group's lag is right also when nothing is left to copy.
         let mut decided = TopicPartitionList::new();
         self.ends = Ends::default();
         for ((topic, partition), owned) in self.parts.iter_mut() {
             let key = (topic.clone(), *partition);
             let start = match (found.get(&key), fallback.get(&key)) {
-                (Some(pos), _) => Offset::Offset(pos.get()),
+                (Some(pos), group) => {
+                    if group.is_none_or(|&g| g < pos.get()) {
+                        let at = Offset::Offset(pos.get());
+                        let _ = decided.add_partition_offset(topic, *partition, at);
+                    }
+                    Offset::Offset(pos.get())
+                }
                 // Nothing of ours on the target yet: the group's position (committed only
                 // after transactions) is a safe lower bound, then --start.
                 (None, Some(&n)) => Offset::Offset(n),
@@ -267,7 +275,7 @@ impl Exactly {
             self.consumer
                 .commit(&decided, CommitMode::Sync)
                 .map_err(|e| {
-                    format!("cannot commit the --start latest positions to the source group: {e}")
+                    format!("cannot commit the starting positions to the source group: {e}")
                 })?;
         }
         Ok(())
