@@ -187,14 +187,30 @@ fn exactly_once_second_instance_with_the_same_identity_stops_the_first() {
         "20s",
     ];
     let first = kr::spawn(&eos_args(&a.bootstrap, &b.bootstrap, &extra));
-    std::thread::sleep(Duration::from_secs(3));
+    // The second starts once the first committed a transaction (the group follows each one).
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while common::committed(&a.bootstrap, "g", "t", 2)
+        .iter()
+        .all(|&c| c <= 0)
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the first instance committed nothing"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
     let second = kr::spawn(&eos_args(&a.bootstrap, &b.bootstrap, &extra));
     let started = Instant::now();
     let old = kr::wait(first, Duration::from_secs(90));
     assert_eq!(old.code, 1, "the older instance stops with exit 1: {old:?}");
+    // Apache Kafka fences for good: the error says so and names the identity; not a timeout.
+    let last = old.stderr.trim().lines().last().unwrap_or_default();
+    eprintln!("the older instance said: {last}");
     assert!(
-        old.stderr.contains("g.shard-1-of-1"),
-        "the message names the identity: {}",
+        last.contains("'g.shard-1-of-1'")
+            && last.contains("another instance with the same identity")
+            && !last.contains("timed out"),
+        "{}",
         old.stderr
     );
     eprintln!("older instance stopped after {:?}", started.elapsed());

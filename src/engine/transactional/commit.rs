@@ -251,7 +251,7 @@ fn commit_failed(id: &str, e: &KafkaError) -> String {
             Some(C::ProducerFenced | C::Fenced | C::InvalidProducerEpoch)
         );
     let hint = if fenced {
-        "; another instance with the same identity (from --group and --shard) may have taken over"
+        "; another instance with the same identity (from --group and --shard) took over"
     } else {
         ""
     };
