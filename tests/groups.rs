@@ -38,10 +38,18 @@ fn two_processes_in_one_group_split_the_partitions_and_copy_everything() {
     common::create_topic(&a.bootstrap, "t", 4);
     common::create_topic(&b.bootstrap, "t", 4);
     let extra = ["--topics", "t", "--json", "--commit-interval", "200ms"];
-    let first = kr::spawn(&args(&a, &b, &extra));
-    let second = kr::spawn(&args(&a, &b, &extra));
-    // Let both join before there is anything to copy.
-    std::thread::sleep(Duration::from_secs(6));
+    let addrs = [0, 1].map(|_| format!("127.0.0.1:{}", common::free_port()));
+    let [first, second] = [0, 1].map(|i| {
+        let mut v = args(&a, &b, &extra);
+        v.extend(["--metrics-addr", addrs[i].as_str()]);
+        kr::spawn(&v)
+    });
+    // Both joined and hold two partitions each before there is anything to copy.
+    wait_until("the split", Duration::from_secs(60), || {
+        addrs
+            .iter()
+            .all(|addr| kr::metric(addr, "kreplicate_assigned_partitions") == Some(2.0))
+    });
     let total = 4000;
     for round in 0..4 {
         common::produce(
@@ -64,8 +72,29 @@ fn two_processes_in_one_group_split_the_partitions_and_copy_everything() {
         r1.json()["records"].as_u64().unwrap(),
         r2.json()["records"].as_u64().unwrap(),
     );
-    assert!(n1 > 0 && n2 > 0, "both processes copied: {n1} and {n2}");
-    assert!(n1 + n2 >= total as u64);
+    // Each copied its own two partitions, and only those.
+    let copied = |r: &kr::Run| -> Vec<i64> {
+        let json = r.json();
+        let mut parts: Vec<i64> = json["partitions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["records"].as_u64().unwrap_or(0) > 0)
+            .map(|p| p["partition"].as_i64().unwrap())
+            .collect();
+        parts.sort();
+        parts
+    };
+    let (p1, p2) = (copied(&r1), copied(&r2));
+    assert_eq!((p1.len(), p2.len()), (2, 2), "{p1:?} {p2:?}");
+    let mut all = [p1, p2].concat();
+    all.sort();
+    assert_eq!(all, vec![0, 1, 2, 3]);
+    assert_eq!(
+        n1 + n2,
+        total as u64,
+        "a stable split copies each record once"
+    );
     let dups = kr::assert_complete(&a.bootstrap, &b.bootstrap, "t", "t", 4);
     assert_eq!(n1 + n2, (total + dups) as u64);
 }
@@ -215,7 +244,11 @@ fn first_signal_commits_and_exits_0_second_exits_130() {
     assert_eq!(run.json()["error_kind"], "interrupted");
     b.thaw();
     let committed = kr::assert_committed_is_covered(&a.bootstrap, &b.bootstrap, "g", "t", "t", 2);
-    assert!(committed.iter().all(|&c| c >= 250));
+    assert_eq!(
+        committed,
+        vec![250, 250],
+        "nothing acknowledged after the first run"
+    );
 }
 
 /// Regression (issue 5's profiling): after a lost assignment, `--until-caught-up` saw an empty

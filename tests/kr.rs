@@ -349,3 +349,9 @@ pub fn stop(child: &mut Option<Child>) -> Run {
     assert_eq!(run.json()["status"], "stopped", "{run:?}");
     run
 }
+
+/// The first sample of `metric` that a run serving `--metrics-addr addr` shows now, if any.
+pub fn metric(addr: &str, metric: &str) -> Option<f64> {
+    let text = common::http_get(&format!("http://{addr}/metrics")).ok()?.1;
+    common::scraped(&text, metric).first().map(|s| s.1)
+}
