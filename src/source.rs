@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::ffi::CString;
 use std::time::{Duration, Instant};
 
-use rdkafka::consumer::{BaseConsumer, Consumer, ConsumerContext};
+use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext};
 use rdkafka::error::{KafkaError, KafkaResult, RDKafkaErrorCode};
 use rdkafka::message::BorrowedMessage;
 use rdkafka::{Offset, TopicPartitionList};
@@ -235,12 +235,20 @@ impl Ends {
                 EndCheck::Gap => return Err(gap_message(consumer, self.starts(), opts)),
                 EndCheck::Reset(to) => {
                     all = false;
-                    *start = to;
-                    if let Err(err) = consumer.seek(e.topic(), e.partition(), to, opts.timeout) {
+                    // The skip is resolved to an offset and committed at once, as `--start
+                    // latest` is: the next run starts there too instead of finding the gap
+                    // again and skipping to a later end, past records written meanwhile.
+                    let at = Offset::Offset(if to == Offset::End { high } else { low });
+                    *start = at;
+                    let (topic, partition) = (e.topic(), e.partition());
+                    let mut decided = TopicPartitionList::new();
+                    let _ = decided.add_partition_offset(topic, partition, at);
+                    let skipped = consumer
+                        .seek(topic, partition, at, opts.timeout)
+                        .and_then(|()| consumer.commit(&decided, CommitMode::Sync));
+                    if let Err(err) = skipped {
                         return Err(format!(
-                            "cannot skip the gap in {}[{}]: {err}",
-                            e.topic(),
-                            e.partition()
+                            "cannot skip the gap in {topic}[{partition}]: {err}"
                         ));
                     }
                 }

@@ -20,6 +20,7 @@ mod growth;
 mod harness;
 mod metrics;
 mod progress;
+mod promises;
 mod provenance;
 mod slow_copies;
 mod sync_groups;

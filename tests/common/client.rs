@@ -140,6 +140,22 @@ pub fn add_partitions(bootstrap: &str, topic: &str, partitions: i32) {
     wait_for_topic(bootstrap, topic, partitions);
 }
 
+/// Delete the records of `topic[partition]` below `before` (DeleteRecords: the log start moves,
+/// as retention moves it). Panics on error.
+pub fn delete_records(bootstrap: &str, topic: &str, partition: i32, before: i64) {
+    let admin = admin(bootstrap);
+    let mut tpl = TopicPartitionList::new();
+    tpl.add_partition_offset(topic, partition, Offset::Offset(before))
+        .expect("tpl add");
+    let res = block_on(admin.delete_records(&tpl, &admin_opts()))
+        .unwrap_or_else(|e| panic!("delete_records {topic}[{partition}] on {bootstrap}: {e}"));
+    for e in res.elements() {
+        if let Err(err) = e.error() {
+            panic!("delete_records {topic}[{partition}] on {bootstrap}: {err}");
+        }
+    }
+}
+
 /// The cluster id the broker reports (what the origin header names a cluster by).
 pub fn cluster_id(bootstrap: &str) -> String {
     consumer(bootstrap, &[])
