@@ -4,6 +4,7 @@
 #
 #   scripts/kafka.sh start NAME PORT [--protocol PLAINTEXT|SASL_PLAINTEXT|SSL|SASL_SSL]
 #                    [--user NAME:PASSWORD]... [--acl] [--set key=value]...
+#                    [--advertise-port PORT2]
 #       Formats (first start) and starts cluster NAME with its client listener on 127.0.0.1:PORT,
 #       returns once it answers there, and prints one line:
 #           NAME bootstrap=127.0.0.1:PORT pid=PID dir=DIR
@@ -11,6 +12,7 @@
 #       and 127.0.0.1). Users get SCRAM-SHA-256, SCRAM-SHA-512 and PLAIN credentials. --acl turns
 #       on the StandardAuthorizer (no ACL = denied) with the first user as super user. --set adds
 #       a server.properties line (last one wins), e.g. --set log.retention.ms=3600000.
+#       --advertise-port tells clients to connect to PORT2 instead (a proxy in front of PORT).
 #       PORT 0 picks a free port. A NAME that is already running (on PORT, or on any port with
 #       PORT 0) is left as it is and its line printed again: concurrent starts of one NAME start
 #       one broker (tests share clusters this way).
@@ -33,7 +35,7 @@ LIBS="${KREPLICATE_KAFKA_LIBS:-$REPO/.cache/kafka/$KAFKA_VERSION/libs}"
 HOME_DIR="${KREPLICATE_KAFKA_HOME:-$REPO/.cache/kafka/run}"
 START_TIMEOUT="${KREPLICATE_KAFKA_START_TIMEOUT:-60}"
 
-usage() { sed -n '4,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '4,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 die() { echo "kafka.sh: $1" >&2; exit "${2:-1}"; }
 
 need_libs() {
@@ -72,7 +74,7 @@ make_tls() { # a CA and a broker certificate for localhost/127.0.0.1, as PEM fil
 }
 
 write_config() {
-    local dir="$1" port="$2" proto="$3" acl="$4"
+    local dir="$1" port="$2" proto="$3" acl="$4" aport="${5:-$2}"
     local cport iport
     cport=$(free_port)
     iport=$(free_port)
@@ -84,7 +86,7 @@ write_config() {
         # The client listener speaks PROTO; the controller and the broker's own connections use
         # loopback PLAINTEXT listeners of their own, so only the client listener needs credentials.
         echo "listeners=$proto://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport,INTERNAL://127.0.0.1:$iport"
-        echo "advertised.listeners=$proto://127.0.0.1:$port,INTERNAL://127.0.0.1:$iport"
+        echo "advertised.listeners=$proto://127.0.0.1:$aport,INTERNAL://127.0.0.1:$iport"
         echo "inter.broker.listener.name=INTERNAL"
         echo "controller.listener.names=CONTROLLER"
         echo "listener.security.protocol.map=CONTROLLER:PLAINTEXT,INTERNAL:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL"
@@ -179,7 +181,7 @@ cmd_start() {
     shift 2
     [[ $name =~ ^[A-Za-z0-9._-]+$ ]] || die "NAME must be letters, digits, '.', '_' or '-': '$name'" 2
     [[ $port =~ ^[0-9]+$ ]] || die "PORT must be a number: '$port'" 2
-    local proto=PLAINTEXT acl=0
+    local proto=PLAINTEXT acl=0 aport=""
     USERS=()
     SETS=()
     while (($#)); do
@@ -188,6 +190,7 @@ cmd_start() {
         --user) USERS+=("${2:-}"); shift 2 || usage ;;
         --acl) acl=1; shift ;;
         --set) SETS+=("${2:-}"); shift 2 || usage ;;
+        --advertise-port) aport="${2:-}"; shift 2 || usage ;;
         *) die "unknown option '$1' (see scripts/kafka.sh with no arguments)" 2 ;;
         esac
     done
@@ -217,7 +220,7 @@ cmd_start() {
     mkdir -p "$dir/data"
     echo "$port" >"$dir/port"
     [[ $proto != *SSL ]] || make_tls "$dir"
-    write_config "$dir" "$port" "$proto" "$acl"
+    write_config "$dir" "$port" "$proto" "$acl" "${aport:-$port}"
     local id scram=()
     # 16 random bytes, base64url: an id that starts with '-' would read as an option.
     id=-

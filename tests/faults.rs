@@ -224,3 +224,49 @@ fn seed_frozen_target_then_replicator_killed_rerun_loses_nothing() {
 fn seed_frozen_target_fails_the_run_and_rerun_loses_nothing() {
     seed_scenario(false);
 }
+
+/// The seed's scenario with the fault exactly where it is said to be: the target reached only
+/// through a TCP proxy that stops forwarding mid-copy, then drops what it held, so the target
+/// never receives a byte it did not acknowledge (a frozen broker would apply them on thaw).
+/// The run fails within the delivery timeout; no committed position passes a failed record;
+/// every committed position is covered by what the target really holds; a rerun completes.
+#[test]
+fn issue_17_seed_target_cut_off_by_a_proxy_commits_only_what_it_acknowledged() {
+    let a = Kafka::start("seed-proxy-a");
+    let (b, proxy) = Kafka::behind_proxy("seed-proxy-b");
+    common::create_topic(&a.bootstrap, TOPIC, 4);
+    common::create_topic(&b.bootstrap, TOPIC, 4);
+    common::produce(&a.bootstrap, TOPIC, &kr::records(2000, 4, "pre"));
+    let writer = kr::Writer::start(&a.bootstrap, TOPIC, 4);
+    let mut args = copy_args(&a.bootstrap, &b.bootstrap, &["--delivery-timeout", "5s"]);
+    args.extend_from_slice(&FAST_GROUP);
+    let child = kr::spawn(&args);
+    wait_for_a_commit(&a.bootstrap, TOPIC, 4);
+    proxy.hold();
+    let run = kr::wait(child, Duration::from_secs(60));
+    proxy.cut();
+    drop(writer);
+    assert_eq!(
+        run.code, 1,
+        "a target that stops answering fails the run: {run:?}"
+    );
+    let committed = common::committed(&a.bootstrap, "g", TOPIC, 4);
+    assert!(committed.iter().any(|&c| c > 0), "{run:?}");
+    let failed = regex::Regex::new(r"delivery failed: t\[(\d+)\] offset (\d+)").unwrap();
+    assert!(failed.is_match(&run.stderr), "{}", run.stderr);
+    for cap in failed.captures_iter(&run.stderr) {
+        let (p, offset): (usize, i64) = (cap[1].parse().unwrap(), cap[2].parse().unwrap());
+        assert!(
+            committed[p] <= offset,
+            "t[{p}] committed {committed:?} past {offset}"
+        );
+    }
+    proxy.resume();
+    let after = kr::assert_committed_is_covered(&a.bootstrap, &b.bootstrap, "g", TOPIC, TOPIC, 4);
+    assert_eq!(after, committed);
+    let mut args = copy_args(&a.bootstrap, &b.bootstrap, &["--until-caught-up"]);
+    args.extend_from_slice(&FAST_GROUP);
+    let rerun = kr::run(&args);
+    assert_eq!(rerun.code, 0, "{rerun:?}");
+    kr::assert_complete(&a.bootstrap, &b.bootstrap, TOPIC, TOPIC, 4);
+}

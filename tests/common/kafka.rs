@@ -16,6 +16,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use super::broker::{file_tail, scratch_dir};
+use super::proxy::Proxy;
+use std::net::TcpListener;
 
 pub struct Kafka {
     /// `127.0.0.1:PORT`, ready for `bootstrap.servers`.
@@ -112,6 +114,26 @@ impl Kafka {
         let mut k = Kafka::from_line(&name, &line, false);
         k.watchdog = spawn_watchdog(k.pid);
         k
+    }
+
+    /// A cluster of this test's own that clients reach only through a [`Proxy`]: the broker
+    /// advertises the proxy's address, so the proxy holds or cuts every connection to it.
+    /// `bootstrap` is the proxy's address.
+    pub fn behind_proxy(name: &str) -> (Kafka, Proxy) {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a proxy port");
+        let proxy_port = listener.local_addr().expect("local addr").port();
+        let broker_port = super::free_port();
+        let proxy = Proxy::start(listener, broker_port);
+        let name = unique(name);
+        let (port, advertise) = (broker_port.to_string(), proxy_port.to_string());
+        let mut argv = vec!["start", name.as_str(), port.as_str()];
+        argv.extend_from_slice(&TEST_SETTINGS);
+        argv.extend_from_slice(&["--advertise-port", advertise.as_str()]);
+        let line = kafka_sh(&argv);
+        let mut k = Kafka::from_line(&name, &line, false);
+        k.watchdog = spawn_watchdog(k.pid);
+        k.bootstrap = proxy.addr.clone();
+        (k, proxy)
     }
 
     /// `shared-a` or `shared-b`: started by the first test that asks, reused by the others.

@@ -9,7 +9,7 @@
 //!   [`read_all`], [`committed`]. They are blocking (no async runtime needed) and may be called
 //!   from plain `#[test]`s or from inside `#[tokio::test]`s.
 //!
-//! Layout: `kafka` (the Kafka cluster), `broker` (the tansu process, scratch folders), `records`
+//! Layout: `kafka` (the Kafka cluster), `proxy` (a TCP fault proxy in front of one), `broker` (the tansu process, scratch folders), `records`
 //! (what is produced and read back), `client` (the rdkafka helpers), `mock` (librdkafka
 //! mock-cluster setups), `monitor` (real Prometheus and node_exporter processes, from Debian's
 //! packages). Everything is re-exported here, so tests name it `common::X`.
@@ -20,6 +20,7 @@ mod client;
 mod kafka;
 mod mock;
 pub mod monitor;
+mod proxy;
 mod records;
 
 // Every helper stays reachable as `common::X`, whether or not a test uses it today.
@@ -37,5 +38,7 @@ pub use kafka::{kafka_home, unique, Kafka};
 pub use mock::mock_split_source;
 #[allow(unused_imports)]
 pub use monitor::{http_get, scraped, NodeExporter, Prometheus};
+#[allow(unused_imports)]
+pub use proxy::Proxy;
 #[allow(unused_imports)]
 pub use records::{Got, Rec};

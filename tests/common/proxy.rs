@@ -1,0 +1,125 @@
+//! A small TCP fault proxy between a client and a broker, for faults that land exactly where a
+//! test says. A broker frozen with SIGSTOP keeps accepting bytes on its open sockets and applies
+//! them on thaw; behind this proxy, a held connection forwards nothing, and a cut one drops what
+//! it held, so the broker never sees it.
+//!
+//! The broker advertises the proxy's address (`Kafka::behind_proxy`), so every connection a
+//! client opens after bootstrap goes through it too.
+
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+#[derive(Default)]
+struct State {
+    /// Nothing is forwarded (both directions) while set.
+    held: AtomicBool,
+    /// Added before each forwarded chunk, in milliseconds.
+    latency_ms: AtomicU64,
+    /// Every socket of every live connection, to cut them.
+    sockets: Mutex<Vec<TcpStream>>,
+    closed: AtomicBool,
+}
+
+pub struct Proxy {
+    /// `127.0.0.1:PORT`, where clients connect.
+    pub addr: String,
+    pub port: u16,
+    state: Arc<State>,
+}
+
+impl Proxy {
+    /// Listens on `listener` and forwards each connection to `127.0.0.1:upstream`.
+    pub fn start(listener: TcpListener, upstream: u16) -> Proxy {
+        let port = listener.local_addr().expect("local addr").port();
+        let state = Arc::new(State::default());
+        let st = state.clone();
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                if st.closed.load(Ordering::Relaxed) {
+                    return;
+                }
+                let Ok(client) = client else { continue };
+                let Ok(server) = TcpStream::connect(("127.0.0.1", upstream)) else {
+                    let _ = client.shutdown(Shutdown::Both);
+                    continue;
+                };
+                let _ = client.set_nodelay(true);
+                let _ = server.set_nodelay(true);
+                if let (Ok(c2), Ok(s2)) = (client.try_clone(), server.try_clone()) {
+                    st.sockets.lock().unwrap().extend([c2, s2]);
+                }
+                for (from, to) in [(&client, &server), (&server, &client)] {
+                    let (from, to, st) = (from.try_clone(), to.try_clone(), st.clone());
+                    if let (Ok(from), Ok(to)) = (from, to) {
+                        std::thread::spawn(move || pump(from, to, &st));
+                    }
+                }
+            }
+        });
+        Proxy {
+            addr: format!("127.0.0.1:{port}"),
+            port,
+            state,
+        }
+    }
+
+    /// Stop forwarding: bytes wait (in the proxy or the kernel) until [`Proxy::resume`], or are
+    /// dropped by [`Proxy::cut`].
+    pub fn hold(&self) {
+        self.state.held.store(true, Ordering::SeqCst);
+    }
+
+    /// Forward again.
+    pub fn resume(&self) {
+        self.state.held.store(false, Ordering::SeqCst);
+    }
+
+    /// Close every live connection: what was held is never forwarded. New connections work.
+    pub fn cut(&self) {
+        for s in self.state.sockets.lock().unwrap().drain(..) {
+            let _ = s.shutdown(Shutdown::Both);
+        }
+    }
+
+    pub fn latency(&self, d: Duration) {
+        self.state
+            .latency_ms
+            .store(d.as_millis() as u64, Ordering::SeqCst);
+    }
+}
+
+/// Copies `from` to `to` chunk by chunk; while held, a chunk already read waits, and is
+/// dropped if the connection is cut meanwhile.
+fn pump(mut from: TcpStream, mut to: TcpStream, st: &State) {
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = match from.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        while st.held.load(Ordering::SeqCst) && !st.closed.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let latency = st.latency_ms.load(Ordering::Relaxed);
+        if latency > 0 {
+            std::thread::sleep(Duration::from_millis(latency));
+        }
+        if to.write_all(&buf[..n]).is_err() {
+            break;
+        }
+    }
+    let _ = to.shutdown(Shutdown::Write);
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        self.state.closed.store(true, Ordering::SeqCst);
+        self.resume();
+        self.cut();
+        // Wake the accept loop so its thread ends.
+        let _ = TcpStream::connect(&self.addr);
+    }
+}
