@@ -107,6 +107,14 @@ pub fn offset_from(value: &[u8], cluster: &str, topic: &str, partition: i32) -> 
         .then_some(o.offset)
 }
 
+/// The offset a record holds in `cluster`'s `topic`/`partition` when it was copied from there:
+/// unlike [`offset_from`], only an origin that names the cluster counts (a record of the old
+/// format was copied from the source, never from the target).
+pub fn copied_from(value: &[u8], cluster: &str, topic: &str, partition: i32) -> Option<i64> {
+    let o = parse_origin(value)?;
+    (o.cluster == Some(cluster) && o.topic == topic && o.partition == partition).then_some(o.offset)
+}
+
 /// Where to resume a source partition, given the origin headers of the target records read
 /// in target order (records without one, or from another source partition or cluster, are
 /// foreign and skipped): just after the origin of the last record of ours, the one this
@@ -184,6 +192,11 @@ mod tests {
         assert_eq!(offset_from(b"A/t/0/5", "A", "t", 0), Some(5));
         assert_eq!(offset_from(b"C/t/0/5", "A", "t", 0), None);
         assert_eq!(offset_from(b"A/t/1/5", "A", "t", 0), None);
+        // A copy from the target names it; the old format names nobody.
+        assert_eq!(copied_from(b"B/t/0/5", "B", "t", 0), Some(5));
+        assert_eq!(copied_from(b"t/0/5", "B", "t", 0), None);
+        assert_eq!(copied_from(b"B/t/1/5", "B", "t", 0), None);
+        assert_eq!(copied_from(b"B/u/0/5", "B", "t", 0), None);
     }
 
     #[test]

@@ -205,6 +205,48 @@ pub fn first_at_or_after(
         .map(|(t, _)| t)
 }
 
+/// Active-active (issue 18): a source record that is itself a copy from the target is not
+/// copied back, but it is already on the target, at the position its own origin names. A
+/// source position X must translate to no later than the least such position among the
+/// source's records from X on (in the same target partition: copies keep partition numbers),
+/// else a consumer that fails over never sees the original.
+///
+/// `Returned` reads the source partition from X in order, fed with each record's position on
+/// the target when its origin names the target partition (`None` otherwise), and keeps the
+/// least. The copy from the target wrote them in target order, so once one is at or past
+/// `bound` (the position the copies alone give) no later one can lower the answer, except a
+/// re-copy after a restart, whose first copy came before it and was seen: reading stops there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Returned {
+    pub bound: i64,
+    pub least: Option<i64>,
+}
+
+impl Returned {
+    pub fn new(bound: i64) -> Returned {
+        Returned { bound, least: None }
+    }
+
+    /// Takes one more source record; true when reading can stop.
+    pub fn see(&mut self, on_target: Option<i64>) -> bool {
+        let Some(o) = on_target else { return false };
+        if o >= self.bound {
+            return true;
+        }
+        self.least = Some(self.least.map_or(o, |l| l.min(o)));
+        false
+    }
+}
+
+/// The translation once the source's records that came from the target are counted (pure):
+/// the earlier of the first copy and the least such record's own position.
+pub fn with_returned(copies: Translation, returned: Option<i64>) -> Translation {
+    match (copies, returned) {
+        (Translation::At(t), Some(o)) => Translation::At(t.min(o)),
+        (t, _) => t,
+    }
+}
+
 #[cfg(test)]
 #[path = "trail_tests.rs"]
 mod tests;

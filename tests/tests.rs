@@ -5,6 +5,7 @@
 mod common;
 mod kr;
 
+mod active_active;
 mod bad_input;
 mod copy;
 mod cutover;

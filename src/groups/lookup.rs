@@ -12,7 +12,7 @@ use rdkafka::{Offset, TopicPartitionList};
 use crate::error::{Error, Result};
 use crate::kafka;
 use crate::options::ClusterSpec;
-use crate::origin::{offset_from, ORIGIN_HEADER};
+use crate::origin::{copied_from, offset_from, ORIGIN_HEADER};
 use crate::source;
 use crate::trail::{self, Entry, Translation, INDEX_TOPIC};
 
@@ -117,6 +117,32 @@ impl Target {
             ),
             records_read: read,
         })
+    }
+
+    /// Active-active (issue 18), on a reader of the source: the least position on the target
+    /// among the records of `topic`[`partition`] from `x` on that were copied from the target
+    /// cluster `back` (its `target` topic, same partition), read until [`trail::Returned`]
+    /// says no later one matters; and the records read.
+    pub fn returned(
+        &self,
+        (topic, partition, x): (&str, i32, i64),
+        (back, target): (&str, &str),
+        bound: i64,
+    ) -> Result<(Option<i64>, u64)> {
+        let mut seen = trail::Returned::new(bound);
+        let mut read = 0u64;
+        self.read(topic, partition, x, None, |m| {
+            read += 1;
+            let on_target = m.headers().and_then(|h| {
+                h.iter()
+                    .filter(|h| h.key == ORIGIN_HEADER)
+                    .filter_map(|h| h.value)
+                    .filter_map(|v| copied_from(v, back, target, partition))
+                    .last()
+            });
+            seen.see(on_target)
+        })?;
+        Ok((seen.least, read))
     }
 
     /// Reads `topic`[`partition`] from `from` until `to` (or its end) or until `each` says

@@ -3,7 +3,9 @@
 //!
 //! For a source group at position X of partition p, the target position is the offset of the
 //! first target record whose origin is ≥ X (see [`crate::trail`]), found through the positions
-//! index the copy keeps on the target. A group is refused as a whole (nothing committed for
+//! index the copy keeps on the target; in active-active, no later than the target position
+//! of any source record from X on that was itself copied from the target (issue 18: such a
+//! record is not copied back, its original is on the target). A group is refused as a whole (nothing committed for
 //! it) when it has active members on the target, or when one of its partitions cannot be
 //! translated (ahead of the copy, no provenance). A target group further than the translation
 //! keeps its position unless `--allow-rewind`.
@@ -20,6 +22,7 @@ mod positions;
 mod sync;
 mod table;
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use rdkafka::consumer::Consumer;
@@ -34,7 +37,7 @@ use crate::config;
 use crate::error::{Error, Exit, Result};
 use crate::options::{ClusterSpec, TopicSelection};
 use crate::topics::{self, Route};
-use crate::trail::Translation;
+use crate::trail::{self, Translation};
 
 /// What to translate, from `groups` flags or a copy run's `--sync-groups`.
 pub struct Request<'a> {
@@ -155,7 +158,13 @@ pub fn translate(req: &Request<'_>) -> Result<Report> {
     }
     wanted.sort();
     wanted.dedup();
-    let found = batch::lookups(req.to, &cluster, &index, wanted, timeout)?;
+    let mut found = batch::lookups(req.to, &cluster, &index, wanted, timeout)?;
+    if let Some(back) = target
+        .client()
+        .fetch_cluster_id(timeout.min(Duration::from_secs(5)))
+    {
+        returned(req.from, &back, &mut found, timeout)?;
+    }
 
     let mut report = Report {
         from: req.from.name.clone(),
@@ -207,6 +216,36 @@ pub fn translate(req: &Request<'_>) -> Result<Report> {
         report.partitions.extend(rows);
     }
     Ok(report)
+}
+
+/// Active-active (issue 18): lowers each translation to the target position of the source's
+/// records, from the group's position on, that were copied from the target (cluster id
+/// `back`). Only where a copy from the target wrote into that source partition: its positions
+/// index on the source names it (a copy without an index cannot be seen, and said so when it
+/// started).
+fn returned(
+    from: &ClusterSpec,
+    back: &str,
+    found: &mut HashMap<batch::Wanted, lookup::Found>,
+    timeout: Duration,
+) -> Result<()> {
+    let on_source = Target::new(from, timeout)?;
+    let copies_back = on_source.index()?;
+    for ((topic, p, target_topic, x), f) in found.iter_mut() {
+        let Translation::At(t) = f.translation else {
+            continue;
+        };
+        let written_back = copies_back
+            .keys()
+            .any(|k| k.0 == back && k.1 == *target_topic && k.2 == *p && k.3 == *topic);
+        if !written_back {
+            continue;
+        }
+        let (least, read) = on_source.returned((topic, *p, *x), (back, target_topic), t)?;
+        f.translation = trail::with_returned(f.translation, least);
+        f.records_read += read;
+    }
+    Ok(())
 }
 
 /// Refuses the group, or commits its translated rows (unless --dry-run).
