@@ -134,6 +134,36 @@ pub(crate) fn end_check(
     }
 }
 
+/// The group's committed positions for `tpl`, asked again while the group's coordinator is
+/// loading or moving (a cluster just started, a coordinator failing over: NOT_COORDINATOR and
+/// the like, which librdkafka hands back as they are), until `timeout` has passed.
+pub(crate) fn committed_positions<C: ConsumerContext>(
+    consumer: &BaseConsumer<C>,
+    tpl: &TopicPartitionList,
+    timeout: Duration,
+) -> KafkaResult<TopicPartitionList> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match consumer.committed_offsets(tpl.clone(), left) {
+            Err(e)
+                if Instant::now() < deadline
+                    && matches!(
+                        e.rdkafka_error_code(),
+                        Some(
+                            RDKafkaErrorCode::NotCoordinator
+                                | RDKafkaErrorCode::CoordinatorNotAvailable
+                                | RDKafkaErrorCode::CoordinatorLoadInProgress
+                        )
+                    ) =>
+            {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            done => return done,
+        }
+    }
+}
+
 /// `--start` and the partitions it is for: those that existed when the run began.
 #[derive(Clone, Debug)]
 pub(crate) struct Start {

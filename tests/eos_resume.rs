@@ -1,7 +1,6 @@
 //! Where exactly-once resumes (issue 18): a failed read of the source group's positions
 //! fails the run, and a recreated source topic resumes after the last record of ours.
 
-use kreplicate::mock::MockKafka;
 use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
 
 use crate::common;
@@ -17,12 +16,7 @@ const INDEX_TOPIC: &str = "__kreplicate.index";
 /// nothing.
 #[test]
 fn issue_18_exactly_once_fails_when_the_group_positions_cannot_be_read() {
-    let a = MockKafka::start(1).unwrap();
-    let b = MockKafka::start(1).unwrap();
-    a.create_topic("t", 2).unwrap();
-    b.create_topic("t", 2).unwrap();
-    let (ab, bb) = (a.bootstrap().unwrap(), b.bootstrap().unwrap());
-    common::produce(&ab, "t", &kr::records(100, 2, "m"));
+    let (a, _b, ab, bb) = common::mock_pair("t", 2, &kr::records(100, 2, "m"));
     a.cluster().unwrap().request_errors(
         RDKafkaApiKey::OffsetFetch,
         &[RDKafkaRespErr::RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED],
@@ -114,12 +108,7 @@ fn issue_18_exactly_once_resumes_a_recreated_topic_after_its_last_copied_record(
 /// without the index, as at-least-once does.
 #[test]
 fn issue_18_exactly_once_goes_on_without_an_index_the_target_refuses() {
-    let a = MockKafka::start(1).unwrap();
-    let b = MockKafka::start(1).unwrap();
-    a.create_topic("t", 2).unwrap();
-    b.create_topic("t", 2).unwrap();
-    let (ab, bb) = (a.bootstrap().unwrap(), b.bootstrap().unwrap());
-    common::produce(&ab, "t", &kr::records(200, 2, "before"));
+    let (_a, b, ab, bb) = common::mock_pair("t", 2, &kr::records(200, 2, "before"));
     let child = kr::spawn(&[
         "--from",
         &ab,
@@ -180,12 +169,7 @@ fn issue_18_exactly_once_goes_on_without_an_index_the_target_refuses() {
 /// known instead, and exits 1.
 #[test]
 fn issue_18_exactly_once_a_commit_that_times_out_has_an_unknown_outcome() {
-    let a = MockKafka::start(1).unwrap();
-    let b = MockKafka::start(1).unwrap();
-    a.create_topic("t", 2).unwrap();
-    b.create_topic("t", 2).unwrap();
-    let (ab, bb) = (a.bootstrap().unwrap(), b.bootstrap().unwrap());
-    common::produce(&ab, "t", &kr::records(100, 2, "m"));
+    let (_a, b, ab, bb) = common::mock_pair("t", 2, &kr::records(100, 2, "m"));
     // The commit waits --delivery-timeout + 5 s; the coordinator answers after 20 s.
     b.answer_next(
         1,
@@ -222,12 +206,7 @@ fn issue_18_exactly_once_a_commit_that_times_out_has_an_unknown_outcome() {
 /// now says "starting" (200) until the start steps are over, then "ok" as the copy moves.
 #[test]
 fn issue_18_healthz_is_healthy_during_a_long_exactly_once_start() {
-    let a = MockKafka::start(1).unwrap();
-    let b = MockKafka::start(1).unwrap();
-    a.create_topic("t", 2).unwrap();
-    b.create_topic("t", 2).unwrap();
-    let (ab, bb) = (a.bootstrap().unwrap(), b.bootstrap().unwrap());
-    common::produce(&ab, "t", &kr::records(100, 2, "m"));
+    let (_a, b, ab, bb) = common::mock_pair("t", 2, &kr::records(100, 2, "m"));
     b.answer_next(
         1,
         RDKafkaApiKey::InitProducerId,

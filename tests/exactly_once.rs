@@ -235,12 +235,7 @@ fn exactly_once_second_instance_with_the_same_identity_stops_the_first() {
 }
 
 fn mock_pair(records: usize) -> (MockKafka, MockKafka, String, String) {
-    let a = MockKafka::start(1).unwrap();
-    let b = MockKafka::start(1).unwrap();
-    a.create_topic("t", 2).unwrap();
-    b.create_topic("t", 2).unwrap();
-    let (ab, bb) = (a.bootstrap().unwrap(), b.bootstrap().unwrap());
-    common::produce(&ab, "t", &kr::records(records, 2, "m"));
+    let (a, b, ab, bb) = common::mock_pair("t", 2, &kr::records(records, 2, "m"));
     (a, b, ab, bb)
 }
 

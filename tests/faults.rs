@@ -15,12 +15,7 @@ const TOPIC: &str = "t";
 const PARTS: i32 = 2;
 
 fn mock_pair(records: usize) -> (MockKafka, MockKafka, String, String) {
-    let a = MockKafka::start(1).unwrap();
-    let b = MockKafka::start(1).unwrap();
-    a.create_topic(TOPIC, PARTS).unwrap();
-    b.create_topic(TOPIC, PARTS).unwrap();
-    let (ab, bb) = (a.bootstrap().unwrap(), b.bootstrap().unwrap());
-    common::produce(&ab, TOPIC, &kr::records(records, PARTS, "m"));
+    let (a, b, ab, bb) = common::mock_pair(TOPIC, PARTS, &kr::records(records, PARTS, "m"));
     (a, b, ab, bb)
 }
 
@@ -75,15 +70,8 @@ fn mock_produce_errors_stop_the_run_and_commit_only_acknowledged_records() {
         run.stderr
     );
     assert_eq!(run.json()["status"], "failed");
-    // No committed position passes the record whose delivery failed.
     let committed = common::committed(&ab, "g", TOPIC, PARTS);
-    let failed = regex::Regex::new(r"delivery failed: t\[(\d+)\] offset (\d+)").unwrap();
-    let cap = failed.captures(&run.stderr).expect("a failed delivery");
-    let (p, offset): (usize, i64) = (cap[1].parse().unwrap(), cap[2].parse().unwrap());
-    assert!(
-        committed[p] <= offset,
-        "t[{p}] committed {committed:?} past the failed offset {offset}"
-    );
+    assert!(assert_no_commit_past_failures(&run.stderr, &committed) > 0);
 
     b.cluster()
         .unwrap()
@@ -160,18 +148,40 @@ fn wait_for_a_commit(a: &str, topic: &str, parts: i32) {
     }
 }
 
-fn seed_scenario(kill_replicator: bool) {
-    let a = Kafka::start("seed-a");
-    let mut b = Kafka::start("seed-b");
+/// A copy of 2,000 records and a live writer, running with a 5 s delivery timeout, once it
+/// committed something: the moment the seed's fault lands.
+fn seed_copy(a: &Kafka, b: &Kafka) -> (kr::Writer, std::process::Child) {
     common::create_topic(&a.bootstrap, TOPIC, 4);
     common::create_topic(&b.bootstrap, TOPIC, 4);
     common::produce(&a.bootstrap, TOPIC, &kr::records(2000, 4, "pre"));
     let writer = kr::Writer::start(&a.bootstrap, TOPIC, 4);
-
     let mut args = copy_args(&a.bootstrap, &b.bootstrap, &["--delivery-timeout", "5s"]);
     args.extend_from_slice(&FAST_GROUP);
     let child = kr::spawn(&args);
     wait_for_a_commit(&a.bootstrap, TOPIC, 4);
+    (writer, child)
+}
+
+/// No committed position passes a record whose delivery failed (`delivery failed: t[p] offset
+/// N` in `stderr`); returns how many failures were named.
+fn assert_no_commit_past_failures(stderr: &str, committed: &[i64]) -> usize {
+    let failed = regex::Regex::new(r"delivery failed: t\[(\d+)\] offset (\d+)").unwrap();
+    let mut n = 0;
+    for cap in failed.captures_iter(stderr) {
+        let (p, offset): (usize, i64) = (cap[1].parse().unwrap(), cap[2].parse().unwrap());
+        assert!(
+            committed[p] <= offset,
+            "t[{p}] committed {committed:?} past the failed offset {offset}"
+        );
+        n += 1;
+    }
+    n
+}
+
+fn seed_scenario(kill_replicator: bool) {
+    let a = Kafka::start("seed-a");
+    let mut b = Kafka::start("seed-b");
+    let (writer, child) = seed_copy(&a, &b);
     b.freeze();
     let run = if kill_replicator {
         std::thread::sleep(Duration::from_secs(2));
@@ -188,18 +198,9 @@ fn seed_scenario(kill_replicator: bool) {
     // so afterwards the target would cover more than was acknowledged.
     let committed = common::committed(&a.bootstrap, "g", TOPIC, 4);
     assert!(committed.iter().any(|&c| c > 0), "{run:?}");
-    // No committed position passes a record whose delivery failed.
-    let failed = regex::Regex::new(r"delivery failed: t\[(\d+)\] offset (\d+)").unwrap();
-    for cap in failed.captures_iter(&run.stderr) {
-        let (p, offset): (usize, i64) = (cap[1].parse().unwrap(), cap[2].parse().unwrap());
-        assert!(
-            committed[p] <= offset,
-            "t[{p}] committed {} past the failed offset {offset}",
-            committed[p]
-        );
-    }
+    let failures = assert_no_commit_past_failures(&run.stderr, &committed);
     if !kill_replicator {
-        assert!(failed.is_match(&run.stderr), "{}", run.stderr);
+        assert!(failures > 0, "{}", run.stderr);
     }
     b.thaw();
     let after = kr::assert_committed_is_covered(&a.bootstrap, &b.bootstrap, "g", TOPIC, TOPIC, 4);
@@ -234,14 +235,7 @@ fn seed_frozen_target_fails_the_run_and_rerun_loses_nothing() {
 fn issue_17_seed_target_cut_off_by_a_proxy_commits_only_what_it_acknowledged() {
     let a = Kafka::start("seed-proxy-a");
     let (b, proxy) = Kafka::behind_proxy("seed-proxy-b");
-    common::create_topic(&a.bootstrap, TOPIC, 4);
-    common::create_topic(&b.bootstrap, TOPIC, 4);
-    common::produce(&a.bootstrap, TOPIC, &kr::records(2000, 4, "pre"));
-    let writer = kr::Writer::start(&a.bootstrap, TOPIC, 4);
-    let mut args = copy_args(&a.bootstrap, &b.bootstrap, &["--delivery-timeout", "5s"]);
-    args.extend_from_slice(&FAST_GROUP);
-    let child = kr::spawn(&args);
-    wait_for_a_commit(&a.bootstrap, TOPIC, 4);
+    let (writer, child) = seed_copy(&a, &b);
     proxy.hold();
     let run = kr::wait(child, Duration::from_secs(60));
     proxy.cut();
@@ -252,15 +246,11 @@ fn issue_17_seed_target_cut_off_by_a_proxy_commits_only_what_it_acknowledged() {
     );
     let committed = common::committed(&a.bootstrap, "g", TOPIC, 4);
     assert!(committed.iter().any(|&c| c > 0), "{run:?}");
-    let failed = regex::Regex::new(r"delivery failed: t\[(\d+)\] offset (\d+)").unwrap();
-    assert!(failed.is_match(&run.stderr), "{}", run.stderr);
-    for cap in failed.captures_iter(&run.stderr) {
-        let (p, offset): (usize, i64) = (cap[1].parse().unwrap(), cap[2].parse().unwrap());
-        assert!(
-            committed[p] <= offset,
-            "t[{p}] committed {committed:?} past {offset}"
-        );
-    }
+    assert!(
+        assert_no_commit_past_failures(&run.stderr, &committed) > 0,
+        "{}",
+        run.stderr
+    );
     proxy.resume();
     let after = kr::assert_committed_is_covered(&a.bootstrap, &b.bootstrap, "g", TOPIC, TOPIC, 4);
     assert_eq!(after, committed);

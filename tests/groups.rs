@@ -393,12 +393,7 @@ fn lose_the_assignment_with_records_in_flight(
     std::process::Child,
     std::path::PathBuf,
 ) {
-    let a = MockKafka::start(1).unwrap();
-    let b = MockKafka::start(1).unwrap();
-    a.create_topic("t", 2).unwrap();
-    b.create_topic("t", 2).unwrap();
-    let (ab, bb) = (a.bootstrap().unwrap(), b.bootstrap().unwrap());
-    common::produce(&ab, "t", &kr::records(400, 2, "f"));
+    let (a, b, ab, bb) = common::mock_pair("t", 2, &kr::records(400, 2, "f"));
     b.answer_next(
         1,
         RDKafkaApiKey::Produce,
@@ -544,12 +539,7 @@ fn issue_13_start_latest_is_committed_so_the_next_run_copies_what_arrived_in_bet
 /// said at -v while it lasts, and ends with exit 1 naming the group and --shard.
 #[test]
 fn issue_13_a_group_join_that_never_completes_fails_after_the_join_timeout() {
-    let a = MockKafka::start(1).unwrap();
-    let b = MockKafka::start(1).unwrap();
-    a.create_topic("t", 2).unwrap();
-    b.create_topic("t", 2).unwrap();
-    let (ab, bb) = (a.bootstrap().unwrap(), b.bootstrap().unwrap());
-    common::produce(&ab, "t", &kr::records(40, 2, "j"));
+    let (a, _b, ab, bb) = common::mock_pair("t", 2, &kr::records(40, 2, "j"));
     // Every SyncGroup answered "rebalance in progress": the join never completes.
     a.cluster().unwrap().request_errors(
         RDKafkaApiKey::SyncGroup,

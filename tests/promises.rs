@@ -4,7 +4,6 @@
 
 use std::time::Duration;
 
-use kreplicate::mock::MockKafka;
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
 use rdkafka::ClientConfig;
@@ -78,12 +77,7 @@ fn issue_17_aborted_source_transactions_are_not_copied() {
 /// the last error named, nothing on the target for read_committed readers.
 #[test]
 fn issue_17_five_aborts_in_a_row_end_the_run() {
-    let a = MockKafka::start(1).unwrap();
-    let b = MockKafka::start(1).unwrap();
-    a.create_topic("t", 1).unwrap();
-    b.create_topic("t", 1).unwrap();
-    let (ab, bb) = (a.bootstrap().unwrap(), b.bootstrap().unwrap());
-    common::produce(&ab, "t", &kr::records(50, 1, "x"));
+    let (_a, b, ab, bb) = common::mock_pair("t", 1, &kr::records(50, 1, "x"));
     // Every produce request fails with an abortable error: each transaction aborts.
     b.cluster().unwrap().request_errors(
         RDKafkaApiKey::Produce,
@@ -153,12 +147,7 @@ fn issue_17_a_rename_mapping_two_topics_to_one_is_refused() {
 /// be committed: that is the guarantee's price).
 #[test]
 fn issue_17_a_delivery_failure_under_none_exits_1() {
-    let a = MockKafka::start(1).unwrap();
-    let b = MockKafka::start(1).unwrap();
-    a.create_topic("t", 1).unwrap();
-    b.create_topic("t", 1).unwrap();
-    let (ab, bb) = (a.bootstrap().unwrap(), b.bootstrap().unwrap());
-    common::produce(&ab, "t", &kr::records(200, 1, "n"));
+    let (_a, b, ab, bb) = common::mock_pair("t", 1, &kr::records(200, 1, "n"));
     b.cluster().unwrap().request_errors(
         RDKafkaApiKey::Produce,
         &[RDKafkaRespErr::RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE; 100],
@@ -229,4 +218,29 @@ fn issue_17_a_retention_gap_fails_and_on_gap_latest_skips_it_once() {
     assert_eq!(next.code, 0, "{next:?}");
     assert_eq!(next.json()["records"], 7);
     assert_eq!(common::read_all(&b.bootstrap, &topic).len(), 7);
+}
+
+/// Found on Apache Kafka: a cluster just started (or a coordinator failing over) answers
+/// OffsetFetch with NOT_COORDINATOR for a moment, and librdkafka hands that back as it is; a
+/// run started then failed at once reading the group's positions. It now asks again within
+/// `--timeout`, under each guarantee.
+#[test]
+fn issue_17_a_group_coordinator_still_loading_is_waited_for() {
+    for guarantee in ["at-least-once", "exactly-once"] {
+        let (_a, _b, ab, bb) = common::mock_pair("t", 2, &kr::records(40, 2, "c"));
+        _a.cluster().unwrap().request_errors(
+            RDKafkaApiKey::OffsetFetch,
+            &[RDKafkaRespErr::RD_KAFKA_RESP_ERR_NOT_COORDINATOR; 3],
+        );
+        let run = kr::run(&kr::caught_up_args(
+            &ab,
+            &bb,
+            "t",
+            "g",
+            guarantee,
+            &["--shard", "1/1"],
+        ));
+        assert_eq!(run.code, 0, "{guarantee}: {run:?}");
+        assert_eq!(run.json()["records"], 40, "{guarantee}");
+    }
 }

@@ -115,8 +115,7 @@ pub fn committed(
     for (t, p) in parts {
         tpl.add_partition(t, *p);
     }
-    let got = c
-        .committed_offsets(tpl, timeout)
+    let got = crate::source::committed_positions(c, &tpl, timeout)
         .map_err(|e| Error::failed(format!("cannot read committed positions: {e}")))?;
     let out = parts
         .iter()

@@ -12,7 +12,7 @@ mod report;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::consumer::BaseConsumer;
 use rdkafka::{Offset, TopicPartitionList};
 
 use self::report::{PartitionPlan, Plan};
@@ -65,8 +65,7 @@ fn positions(
         }
     }
     // OffsetFetch only: reading a group's positions does not join it.
-    let committed = consumer
-        .committed_offsets(all, opts.timeout)
+    let committed = crate::source::committed_positions(&consumer, &all, opts.timeout)
         .map_err(|e| Error::failed(format!("cannot read group '{}' positions: {e}", opts.group)))?;
     let mut start = TopicPartitionList::new();
     let mut out = HashMap::new();

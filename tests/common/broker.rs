@@ -74,7 +74,7 @@ fn signal(pid: u32, sig: &str) -> bool {
 }
 
 /// Process state letter from /proc/PID/stat ('T' = stopped), None if gone.
-fn proc_state(pid: u32) -> Option<char> {
+pub(super) fn proc_state(pid: u32) -> Option<char> {
     let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // Format: "pid (comm) S ..."; comm may contain spaces/parens, so split after the last ')'.
     stat.rsplit_once(')')?.1.trim_start().chars().next()
@@ -239,7 +239,7 @@ impl Tansu {
 
 /// `sh` that kills the broker when its stdin (a pipe whose only writer is this test process)
 /// reaches EOF, i.e. when the test process is gone without running Drop.
-fn spawn_watchdog(pid: u32) -> Option<Child> {
+pub(super) fn spawn_watchdog(pid: u32) -> Option<Child> {
     Command::new("sh")
         .arg("-c")
         .arg(format!(

@@ -15,7 +15,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use super::broker::{file_tail, scratch_dir};
+use super::broker::{file_tail, proc_state, scratch_dir, spawn_watchdog};
 use super::proxy::Proxy;
 use std::net::TcpListener;
 
@@ -234,27 +234,6 @@ impl Kafka {
             }
         }
     }
-}
-
-/// Process state letter from /proc/PID/stat ('T' = stopped), None if gone.
-fn proc_state(pid: u32) -> Option<char> {
-    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    stat.rsplit_once(')')?.1.trim_start().chars().next()
-}
-
-/// `sh` that kills the broker when its stdin (a pipe whose only writer is this test process)
-/// reaches EOF, i.e. when the test process is gone without running Drop.
-fn spawn_watchdog(pid: u32) -> Option<Child> {
-    Command::new("sh")
-        .arg("-c")
-        .arg(format!(
-            "read _ignored; kill -CONT {pid} 2>/dev/null; kill -KILL {pid} 2>/dev/null"
-        ))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()
 }
 
 impl Drop for Kafka {

@@ -1,5 +1,5 @@
-//! Setups of librdkafka's mock cluster (`kreplicate::mock`), for tests that need what one
-//! tansu process cannot give, such as partitions on different brokers.
+//! Setups of librdkafka's mock cluster (`kreplicate::mock`), for tests that inject protocol
+//! errors or need partitions on different brokers.
 
 use super::client::produce;
 use super::records::Rec;
@@ -25,4 +25,28 @@ pub fn mock_split_source(
     let bootstrap = mock.bootstrap().expect("bootstrap");
     produce(&bootstrap, topic, records);
     (mock, bootstrap)
+}
+
+/// Two one-broker mock clusters, source and target, each with `topic` of `partitions`
+/// partitions, and `records` on the source: `(source, target, source bootstrap, target
+/// bootstrap)`.
+pub fn mock_pair(
+    topic: &str,
+    partitions: i32,
+    records: &[Rec],
+) -> (
+    kreplicate::mock::MockKafka,
+    kreplicate::mock::MockKafka,
+    String,
+    String,
+) {
+    let start = || {
+        let m = kreplicate::mock::MockKafka::start(1).expect("mock cluster");
+        m.create_topic(topic, partitions).expect("mock topic");
+        let bootstrap = m.bootstrap().expect("bootstrap");
+        (m, bootstrap)
+    };
+    let ((a, ab), (b, bb)) = (start(), start());
+    produce(&ab, topic, records);
+    (a, b, ab, bb)
 }

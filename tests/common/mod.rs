@@ -35,7 +35,7 @@ pub use client::{
 #[allow(unused_imports)]
 pub use kafka::{kafka_home, unique, Kafka};
 #[allow(unused_imports)]
-pub use mock::mock_split_source;
+pub use mock::{mock_pair, mock_split_source};
 #[allow(unused_imports)]
 pub use monitor::{http_get, scraped, NodeExporter, Prometheus};
 #[allow(unused_imports)]

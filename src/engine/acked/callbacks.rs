@@ -120,7 +120,7 @@ impl ConsumerContext for Rebalancer {
 
 impl Rebalancer {
     pub(super) fn assign(&self, consumer: &Source, tpl: &TopicPartitionList) {
-        let committed = match consumer.committed_offsets(tpl.clone(), self.timeout) {
+        let committed = match source::committed_positions(consumer, tpl, self.timeout) {
             Ok(c) => c,
             Err(e) => {
                 self.shared.lock().fail(format!(

@@ -58,10 +58,8 @@ impl Exactly {
         for (t, p) in self.parts.keys() {
             tpl.add_partition(t, *p);
         }
-        let got = self
-            .consumer
-            .committed_offsets(tpl, self.opts.timeout)
-            .map_err(|e| {
+        let got =
+            source::committed_positions(&self.consumer, &tpl, self.opts.timeout).map_err(|e| {
                 format!(
                     "cannot read the group's committed positions on the source (group '{}'): {e}",
                     self.opts.group
