@@ -19,6 +19,7 @@ mod harness;
 mod metrics;
 mod progress;
 mod provenance;
+mod route_positions;
 mod sync_groups;
 mod throttle;
 mod topic_configs;

@@ -29,7 +29,8 @@ impl Identity {
         Identity {
             from: Some(opts.from.name.clone()),
             to: Some(opts.to.name.clone()),
-            group: Some(opts.group.clone()),
+            // A default group is named once the target answered.
+            group: (!opts.group_is_default).then(|| opts.group.clone()),
             guarantee: Some(opts.guarantee.as_str()),
         }
     }

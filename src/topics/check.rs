@@ -33,6 +33,20 @@ pub struct Inspection {
 }
 
 impl Inspection {
+    /// The ids both clusters report (`None` where a broker reports none).
+    pub fn reported_ids(&self) -> (Option<&str>, Option<&str>) {
+        (self.ids.0.as_deref(), self.ids.1.as_deref())
+    }
+
+    /// Target topics a run creates (missing ones, with `--create-topics`).
+    pub fn missing_targets(&self) -> Vec<String> {
+        self.topics
+            .iter()
+            .filter(|t| t.target_partitions.is_none())
+            .map(|t| t.route.target.clone())
+            .collect()
+    }
+
     pub fn routes(&self) -> Vec<Route> {
         self.topics.iter().map(|t| t.route.clone()).collect()
     }
@@ -126,15 +140,12 @@ pub fn apply(opts: &RunOptions, found: Inspection) -> Result<Applied> {
     if let Some(why) = found.refusal {
         return Err(Error::usage(why));
     }
+    let stamp = match opts.origin_header {
+        true => Some(stamp(opts, &found.ids)?),
+        false => None,
+    };
     realise(opts, &found.topics, &found.target)?;
     let later = (!found.configs_compared).then(|| LaterDrift(found.topics.clone()));
-    let stamp = opts.origin_header.then(|| {
-        let (source, target) = found.ids.clone();
-        Stamp {
-            source: source.unwrap_or_else(|| opts.from.name.clone()),
-            target: target.unwrap_or_else(|| opts.to.name.clone()),
-        }
-    });
     let index = match stamp {
         Some(_) => index::ensure(opts, found.index_exists, &found.target),
         None => Err("--no-origin-header".into()),
@@ -145,6 +156,24 @@ pub fn apply(opts: &RunOptions, found: Inspection) -> Result<Applied> {
         later,
         stamp,
         index,
+    })
+}
+
+/// The origin stamp: both clusters' ids, or the config file's `id` where a broker reports
+/// none. A name as spelled on the command line is no identity (two spellings would make two
+/// clusters for loop prevention, resume and translation): without an id the run refuses.
+pub fn stamp(opts: &RunOptions, ids: &(Option<String>, Option<String>)) -> Result<Stamp> {
+    let identity = |reported: &Option<String>, spec: &crate::options::ClusterSpec, flag: &str| {
+        reported.clone().or_else(|| spec.id.clone()).ok_or_else(|| {
+            Error::usage(format!(
+                "the {flag} cluster '{}' reports no cluster id, which the origin header needs: name it in the config file (clusters.<NAME>.id) and pass that NAME to {flag}, or run with --no-origin-header",
+                spec.name
+            ))
+        })
+    };
+    Ok(Stamp {
+        source: identity(&ids.0, &opts.from, "--from")?,
+        target: identity(&ids.1, &opts.to, "--to")?,
     })
 }
 

@@ -16,7 +16,7 @@ mod discover;
 mod drift;
 mod index;
 
-pub use check::{apply, inspect, Applied, Inspection};
+pub use check::{apply, inspect, stamp, Applied, Inspection};
 pub use discover::refresh;
 pub use drift::{config_differences, TopicDrift};
 
