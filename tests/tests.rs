@@ -16,6 +16,7 @@ mod faults;
 mod groups;
 mod groups_refusals;
 mod harness;
+mod loops;
 mod metrics;
 mod progress;
 mod provenance;

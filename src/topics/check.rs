@@ -10,7 +10,8 @@ use rdkafka::error::RDKafkaErrorCode;
 use super::admin::{self, Admin};
 use super::drift::{compare_configs, LaterDrift};
 use super::{
-    cluster_ids, index, metadata, same_cluster, select, wait_for, Metadata, Route, TopicCheck,
+    cluster_ids, index, loops, metadata, same_cluster, select, wait_for, Metadata, Route,
+    TopicCheck,
 };
 use crate::error::{Error, Result};
 use crate::options::RunOptions;
@@ -83,6 +84,8 @@ pub fn inspect(opts: &RunOptions) -> Result<Inspection> {
         target.map_err(|_| Error::failed("the target check thread panicked"))??;
     let mut refusal = None;
     let ids = cluster_ids(opts, &source_meta, &target_meta);
+    let mut warnings = Vec::new();
+    let routes = not_loops(opts, &ids, routes, &target_topics, &mut warnings)?;
     if same_cluster(opts, &ids) {
         if let Some(r) = routes.iter().find(|r| r.source == r.target) {
             refusal = Some(format!(
@@ -118,11 +121,10 @@ pub fn inspect(opts: &RunOptions) -> Result<Inspection> {
     // Creating and syncing need the configs before copying; drift alone is reported while
     // the copy starts ([`LaterDrift`]): a broker slow to answer must not delay the copy.
     let creating = opts.create_topics && topics.iter().any(|t| t.target_partitions.is_none());
-    let (warnings, configs_compared) = if creating || opts.sync_configs {
-        (compare_configs(opts, &mut topics, false)?, true)
-    } else {
-        (Vec::new(), false)
-    };
+    let configs_compared = creating || opts.sync_configs;
+    if configs_compared {
+        warnings.extend(compare_configs(opts, &mut topics, false)?);
+    }
     Ok(Inspection {
         topics,
         refusal,
@@ -132,6 +134,67 @@ pub fn inspect(opts: &RunOptions) -> Result<Inspection> {
         ids,
         index_exists: target_topics.contains_key(INDEX_TOPIC),
     })
+}
+
+/// Leaves out the routes that would grow a chain of copies (see [`loops`]), saying so.
+fn not_loops(
+    opts: &RunOptions,
+    ids: &(Option<String>, Option<String>),
+    routes: Vec<Route>,
+    target_topics: &std::collections::HashMap<String, i32>,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Route>> {
+    let (mut keep, mut own, mut copies) = (Vec::new(), Vec::new(), Vec::new());
+    let same = same_cluster(opts, ids);
+    let check_copies = !same
+        && opts.create_topics
+        && opts.origin_header
+        && matches!(opts.topics, crate::options::TopicSelection::Regex(_));
+    for r in routes {
+        if same && loops::own_output(&opts.rename, &opts.topics, opts.exclude.as_ref(), &r.source) {
+            own.push(r.source);
+        } else if check_copies
+            && !target_topics.contains_key(&r.target)
+            && !own_records(opts, ids, &r)
+        {
+            copies.push(r.source);
+        } else {
+            keep.push(r);
+        }
+    }
+    if !own.is_empty() {
+        warnings.push(format!(
+            "left out source topics this run writes to on the same cluster (--rename makes them from selected topics; copying them would copy copies): {}",
+            own.join(", ")
+        ));
+    }
+    if !copies.is_empty() {
+        warnings.push(format!(
+            "not copied yet: source topics that hold nothing but copies from the target cluster, or no record at all: {} (their target topics are created once they hold a record of their own, so opposite runs never grow a chain of empty topics)",
+            copies.join(", ")
+        ));
+    }
+    if keep.is_empty() {
+        return Err(Error::usage(format!(
+            "nothing to copy from '{}': {}",
+            opts.from.name,
+            warnings.join("; ")
+        )));
+    }
+    Ok(keep)
+}
+
+/// Whether a source topic holds a record of its own (not a copy from the target cluster).
+/// Without both clusters' ids nothing is known to be a copy: it does.
+pub(super) fn own_records(
+    opts: &RunOptions,
+    ids: &(Option<String>, Option<String>),
+    r: &Route,
+) -> bool {
+    let Ok(stamp) = stamp(opts, ids) else {
+        return true;
+    };
+    loops::holds_own_records(opts, &r.source, r.partitions, &stamp).unwrap_or(false)
 }
 
 /// Does what [`inspect`] found to do: refuses, creates missing target topics, sets drifted

@@ -15,6 +15,7 @@ pub mod configs;
 mod discover;
 mod drift;
 mod index;
+pub mod loops;
 
 pub use check::{apply, inspect, stamp, Applied, Inspection};
 pub use discover::refresh;
