@@ -18,6 +18,7 @@ mod groups_refusals;
 mod harness;
 mod loops;
 mod metrics;
+mod origin_size;
 mod progress;
 mod provenance;
 mod route_positions;
