@@ -14,7 +14,7 @@ use super::{
     TopicCheck,
 };
 use crate::error::{Error, Result};
-use crate::options::RunOptions;
+use crate::options::{ClusterSpec, RunOptions};
 use crate::origin::Stamp;
 use crate::trail::INDEX_TOPIC;
 
@@ -226,17 +226,19 @@ pub fn apply(opts: &RunOptions, found: Inspection) -> Result<Applied> {
 /// none. A name as spelled on the command line is no identity (two spellings would make two
 /// clusters for loop prevention, resume and translation): without an id the run refuses.
 pub fn stamp(opts: &RunOptions, ids: &(Option<String>, Option<String>)) -> Result<Stamp> {
-    let identity = |reported: &Option<String>, spec: &crate::options::ClusterSpec, flag: &str| {
-        reported.clone().or_else(|| spec.id.clone()).ok_or_else(|| {
-            Error::usage(format!(
-                "the {flag} cluster '{}' reports no cluster id, which the origin header needs: name it in the config file (clusters.<NAME>.id) and pass that NAME to {flag}, or run with --no-origin-header",
-                spec.name
-            ))
-        })
-    };
     Ok(Stamp {
         source: identity(&ids.0, &opts.from, "--from")?,
         target: identity(&ids.1, &opts.to, "--to")?,
+    })
+}
+
+/// One cluster's identity in origins: the id it reports, else the config file's `id`.
+fn identity(reported: &Option<String>, spec: &ClusterSpec, flag: &str) -> Result<String> {
+    reported.clone().or_else(|| spec.id.clone()).ok_or_else(|| {
+        Error::usage(format!(
+            "the {flag} cluster '{}' reports no cluster id, which the origin header needs: name it in the config file (clusters.<NAME>.id) and pass that NAME to {flag}, or run with --no-origin-header",
+            spec.name
+        ))
     })
 }
 
@@ -338,4 +340,37 @@ fn create_topics(opts: &RunOptions, missing: &[&TopicCheck], target: &Metadata) 
         .collect();
     wait_for(target, &want, opts.timeout)
         .map_err(|e| Error::failed(format!("created target topics: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn issue_18_origins_need_a_real_cluster_id() {
+        let spec = |id: Option<&str>| ClusterSpec {
+            name: "127.0.0.1:9092".into(),
+            bootstrap: "127.0.0.1:9092".into(),
+            properties: vec![],
+            id: id.map(String::from),
+        };
+        let reported = Some("MkU3OEVBNTcw".to_string());
+        assert_eq!(
+            identity(&reported, &spec(None), "--from").unwrap(),
+            "MkU3OEVBNTcw"
+        );
+        assert_eq!(
+            identity(&None, &spec(Some("east")), "--to").unwrap(),
+            "east"
+        );
+        let err = identity(&None, &spec(None), "--to")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("the --to cluster '127.0.0.1:9092' reports no cluster id")
+                && err.contains("clusters.<NAME>.id")
+                && !err.contains('\n'),
+            "{err}"
+        );
+    }
 }
