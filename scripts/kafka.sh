@@ -11,7 +11,9 @@
 #       and 127.0.0.1). Users get SCRAM-SHA-256, SCRAM-SHA-512 and PLAIN credentials. --acl turns
 #       on the StandardAuthorizer (no ACL = denied) with the first user as super user. --set adds
 #       a server.properties line (last one wins), e.g. --set log.retention.ms=3600000.
-#       A NAME that is already running on PORT is left as it is (its line is printed again).
+#       PORT 0 picks a free port. A NAME that is already running (on PORT, or on any port with
+#       PORT 0) is left as it is and its line printed again: concurrent starts of one NAME start
+#       one broker (tests share clusters this way).
 #   scripts/kafka.sh stop NAME      SIGTERM, wait for a clean shutdown, delete DIR
 #   scripts/kafka.sh kill NAME      SIGKILL; DIR (and the log) stay for `restart`
 #   scripts/kafka.sh restart NAME   start a stopped or killed NAME again on its log, wait until ready
@@ -147,7 +149,7 @@ launch() { # start the JVM for DIR in its own session, detached from this shell
     # shellcheck disable=SC2086
     setsid java ${KAFKA_HEAP_OPTS:--Xmx512m -Xms512m} -XX:+UseG1GC -Djava.awt.headless=true \
         -Dlog4j2.configurationFile="$dir/log4j2.properties" -cp "$LIBS/*" \
-        kafka.Kafka "$dir/server.properties" >"$dir/stdout.log" 2>&1 </dev/null &
+        kafka.Kafka "$dir/server.properties" >"$dir/stdout.log" 2>&1 </dev/null 9>&- &
     echo $! >"$dir/pid"
 }
 
@@ -201,18 +203,25 @@ cmd_start() {
     need_libs
 
     local dir="$HOME_DIR/$name"
+    mkdir -p "$HOME_DIR"
+    exec 9>"$HOME_DIR/.$name.lock"
+    flock 9
     if [ -f "$dir/pid" ] && alive "$(cat "$dir/pid")"; then
-        [ "$(cat "$dir/port")" = "$port" ] || die "$name is already running on port $(cat "$dir/port")" 2
+        [ "$port" = 0 ] || [ "$(cat "$dir/port")" = "$port" ] \
+            || die "$name is already running on port $(cat "$dir/port")" 2
         wait_ready "$dir" "$name"
         return
     fi
+    [ "$port" != 0 ] || port=$(free_port)
     rm -rf "$dir"
     mkdir -p "$dir/data"
     echo "$port" >"$dir/port"
     [[ $proto != *SSL ]] || make_tls "$dir"
     write_config "$dir" "$port" "$proto" "$acl"
     local id scram=()
-    id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')
+    # 16 random bytes, base64url: an id that starts with '-' would read as an option.
+    id=-
+    while [[ $id == -* ]]; do id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '='); done
     for u in "${USERS[@]}"; do
         scram+=(--add-scram "SCRAM-SHA-256=[name=${u%%:*},password=${u#*:}]")
         scram+=(--add-scram "SCRAM-SHA-512=[name=${u%%:*},password=${u#*:}]")
@@ -241,7 +250,7 @@ cmd_stop() {
         while alive "$pid" && ((SECONDS < deadline)); do sleep 0.1; done
         kill -KILL "$pid" 2>/dev/null || true
     fi
-    rm -rf "$dir"
+    rm -rf "$dir" "$HOME_DIR/.$1.lock"
 }
 
 cmd_kill() {

@@ -135,7 +135,8 @@ pub struct CopyArgs {
     #[arg(long)]
     pub json: bool,
 
-    /// Where a group with no committed position starts [default: earliest]
+    /// Where a group with no committed position starts [default: earliest]; partitions that
+    /// appear while a run copies start at their beginning
     #[arg(long, value_enum)]
     pub start: Option<StartPosition>,
 

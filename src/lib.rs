@@ -15,7 +15,7 @@
 //!    run's vocabulary from `options`; `config` turns `cli` flags and the YAML into `options`;
 //!    `cli` imports only `options`.
 //! 5. Leaves import nothing of the crate but other leaves: `error`, `offsets`, `origin`,
-//!    `shard`, `throttle`, `mock`, `trail`.
+//!    `shard`, `throttle`, `tick`, `mock`, `trail`.
 
 mod cli;
 mod config;
@@ -37,6 +37,7 @@ pub mod shard;
 mod source;
 mod target;
 mod throttle;
+mod tick;
 mod topics;
 mod trail;
 mod verify;

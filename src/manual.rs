@@ -105,7 +105,7 @@ fn sections() -> Roff {
     r.control("SH", ["METRICS"]);
     para(
         &mut r,
-        "--metrics-addr HOST:PORT serves Prometheus text format at /metrics and a health check at /healthz: 200 while the copy moves or is idle with nothing to copy, 503 once records wait and none was acknowledged for longer than --delivery-timeout. --metrics-file PATH writes the same text atomically every --metrics-file-interval and at exit, for node_exporter's textfile collector. Partition series carry the labels topic and partition.",
+        "--metrics-addr HOST:PORT serves Prometheus text format at /metrics and a health check at /healthz: 200 while the copy moves or is idle with nothing to copy, 503 once records wait and none was acknowledged for longer than --delivery-timeout; 200 starting while an exactly-once run starts, until the copy first moves or its start steps' timeouts passed. --metrics-file PATH writes the same text atomically every --metrics-file-interval and at exit, for node_exporter's textfile collector. Partition series carry the labels topic and partition.",
     );
     for (name, text) in readme_metrics() {
         item(&mut r, &name, &text);
@@ -119,7 +119,7 @@ fn sections() -> Roff {
     r.control("SH", ["HEADERS"]);
     para(
         &mut r,
-        "Under every guarantee each copied record carries one added header, kreplicate.origin, whose value is <source cluster id>/<source topic>/<partition>/<offset> of the record it copies (the --from name when the source reports no cluster id). Exactly-once runs before this version wrote <source topic>/<partition>/<offset>; both are read. Exactly-once resumes after the newest origin it finds at the end of each target partition; kreplicate groups translates consumer group positions through it, and a record whose origin names the target cluster is not copied back (counted as skipped). --no-origin-header leaves the header out (and with it translation and loop prevention; exactly-once refuses it). verify ignores headers starting with kreplicate.; the other headers, keys, values and timestamps are copied unchanged.",
+        "Under every guarantee each copied record carries one added header, kreplicate.origin, whose value is <source cluster id>/<source topic>/<partition>/<offset> of the record it copies (the --from name when the source reports no cluster id). Exactly-once runs before this version wrote <source topic>/<partition>/<offset>; both are read. Exactly-once resumes after the origin of the last record it copied, in target order, at the end of each target partition; kreplicate groups translates consumer group positions through it, and a record whose origin names the target cluster is not copied back (counted as skipped). --no-origin-header leaves the header out (and with it translation and loop prevention; exactly-once refuses it). verify ignores headers starting with kreplicate.; the other headers, keys, values and timestamps are copied unchanged.",
     );
     para(
         &mut r,

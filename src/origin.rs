@@ -108,9 +108,12 @@ pub fn offset_from(value: &[u8], cluster: &str, topic: &str, partition: i32) -> 
 }
 
 /// Where to resume a source partition, given the origin headers of the target records read
-/// (in any order; records without one, or from another source partition or cluster, are
-/// foreign and skipped): just after the newest origin offset. `None` when no record came
-/// from it.
+/// in target order (records without one, or from another source partition or cluster, are
+/// foreign and skipped): just after the origin of the last record of ours, the one this
+/// writer committed last. Not after the largest origin: a source topic deleted and
+/// recreated (then recovered with `--on-gap earliest`) starts again at offset 0, and the
+/// old topic's larger offsets earlier in the target say nothing about the new one (issue 18).
+/// `None` when no record came from it.
 pub fn resume_position<'a>(
     origins: impl IntoIterator<Item = Option<&'a [u8]>>,
     cluster: &str,
@@ -121,7 +124,7 @@ pub fn resume_position<'a>(
         .into_iter()
         .flatten()
         .filter_map(|v| offset_from(v, cluster, topic, partition))
-        .max()
+        .last()
         .map(NextOffset::after)
 }
 
@@ -229,6 +232,38 @@ mod tests {
         ];
         assert_eq!(resume_position(recs, "A", "t", 0), Some(NextOffset::at(6)));
         assert_eq!(resume_position(vec![None, o("A/u/0/1")], "A", "t", 0), None);
+    }
+
+    #[test]
+    fn issue_18_a_recreated_source_topic_resumes_after_the_last_record_not_the_largest() {
+        // The old topic's records 0..=5999, then (after it was recreated and --on-gap
+        // earliest recovered) the new topic's 0..=1199: the next record to copy is 1200,
+        // not 6000 (which would skip the new topic's 1200..=5999).
+        let old: Vec<String> = (0..6000).map(|n| format!("A/t/0/{n}")).collect();
+        let new: Vec<String> = (0..1200).map(|n| format!("A/t/0/{n}")).collect();
+        let tail = old.iter().chain(&new).map(|s| Some(s.as_bytes()));
+        assert_eq!(
+            resume_position(tail, "A", "t", 0),
+            Some(NextOffset::at(1200))
+        );
+        // A new topic that grew past the old one: just after its own last record too.
+        let longer: Vec<String> = (0..9000).map(|n| format!("A/t/0/{n}")).collect();
+        let tail = old.iter().chain(&longer).map(|s| Some(s.as_bytes()));
+        assert_eq!(
+            resume_position(tail, "A", "t", 0),
+            Some(NextOffset::at(9000))
+        );
+        // Foreign records after ours, and the old header format before, change nothing.
+        let tail = vec![
+            o("t/0/7000"),
+            o("A/t/0/3"),
+            o("C/t/0/9999"),
+            None,
+            o("A/t/1/50"),
+        ];
+        assert_eq!(resume_position(tail, "A", "t", 0), Some(NextOffset::at(4)));
+        let tail = vec![o("A/t/0/7000"), o("t/0/3")];
+        assert_eq!(resume_position(tail, "A", "t", 0), Some(NextOffset::at(4)));
     }
 
     #[test]

@@ -24,10 +24,18 @@ const _: () = assert!(usize::BITS == 64, "kreplicate needs a 64-bit target");
 /// producer queue is full. Sleeping a step, then serving what arrived, does neither.
 pub(crate) const STEP: Duration = Duration::from_millis(1);
 
-/// Waits one step for delivery reports, then serves every one that arrived (`poll` with a
-/// zero timeout serves a single batch of reports).
+/// Waits one step for delivery reports, then serves every one that arrived.
 pub(crate) fn await_reports<C: ProducerContext>(producer: &BaseProducer<C>) {
     std::thread::sleep(STEP);
+    serve_reports(producer);
+}
+
+/// Serves every delivery report that arrived, without waiting. `poll` with a zero timeout
+/// serves a single event, one produce batch's reports: called once per round of periodic
+/// work, it let acknowledgements (and the at-least-once commits built from them) fall
+/// seconds behind a steady copy of small batches (issue 18). Served reports leave the
+/// producer's count, so the loop ends once a poll served none.
+pub(crate) fn serve_reports<C: ProducerContext>(producer: &BaseProducer<C>) {
     loop {
         let before = producer.in_flight_count();
         producer.poll(Duration::ZERO);
@@ -60,7 +68,7 @@ pub(crate) fn throttle_wait<C: ProducerContext>(
             break;
         }
         std::thread::sleep((end - now).min(Duration::from_millis(10)));
-        producer.poll(Duration::ZERO);
+        serve_reports(producer);
     }
     start.elapsed()
 }
@@ -78,10 +86,18 @@ pub(crate) enum NotSent {
     GaveUp,
 }
 
+/// How long a record for a partition the producer does not know yet waits for the target's
+/// metadata to show it.
+const NEW_PARTITION_WAIT: Duration = Duration::from_secs(30);
+
 /// Hands one record to the producer, the one send path of both engines. While the producer's
 /// queue is full (backpressure) it serves delivery reports and tries again, unless `give_up`
 /// says the run is stopping or has failed meanwhile: a record not sent is simply not covered by
 /// any commit.
+///
+/// A partition the producer does not know yet belongs to a target topic that grew after the
+/// producer last read its metadata (librdkafka reads it again only every 5 minutes): the
+/// producer reads the topic's metadata again until the partition shows, then sends.
 pub(crate) fn send<'a, C, K, P>(
     producer: &BaseProducer<C>,
     mut record: BaseRecord<'a, K, P, C::DeliveryOpaque>,
@@ -92,12 +108,31 @@ where
     K: ToBytes + ?Sized,
     P: ToBytes + ?Sized,
 {
+    let mut unknown_since: Option<Instant> = None;
     loop {
         match producer.send(record) {
             Ok(()) => return Ok(()),
             Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), r)) => {
                 record = r;
                 await_reports(producer);
+                if give_up() {
+                    return Err(NotSent::GaveUp);
+                }
+            }
+            Err((KafkaError::MessageProduction(RDKafkaErrorCode::UnknownPartition), r))
+                if unknown_since.is_none_or(|t| t.elapsed() < NEW_PARTITION_WAIT) =>
+            {
+                record = r;
+                if unknown_since.is_some() {
+                    // The broker answered without it: its own metadata is catching up.
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+                unknown_since.get_or_insert_with(Instant::now);
+                // A metadata answer updates the producer's view of the topic.
+                let wait = Duration::from_secs(5);
+                if let Err(e) = producer.client().fetch_metadata(Some(record.topic), wait) {
+                    log::warn!("cannot read the metadata of '{}': {e}", record.topic);
+                }
                 if give_up() {
                     return Err(NotSent::GaveUp);
                 }

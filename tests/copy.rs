@@ -1,9 +1,9 @@
 //! End to end through the built binary on two tansu brokers: a faithful copy.
 
-use crate::common::{self, Tansu};
+use crate::common::{self, Kafka};
 use crate::kr::{self, FAST_GROUP};
 
-fn args<'a>(a: &'a Tansu, b: &'a Tansu, extra: &[&'a str]) -> Vec<&'a str> {
+fn args<'a>(a: &'a Kafka, b: &'a Kafka, extra: &[&'a str]) -> Vec<&'a str> {
     let mut v = vec!["--from", a.bootstrap.as_str(), "--to", b.bootstrap.as_str()];
     v.extend_from_slice(&FAST_GROUP);
     v.extend_from_slice(extra);
@@ -12,8 +12,8 @@ fn args<'a>(a: &'a Tansu, b: &'a Tansu, extra: &[&'a str]) -> Vec<&'a str> {
 
 #[test]
 fn faithful_copy_of_several_topics_until_caught_up_then_nothing() {
-    let a = Tansu::start("copy-a");
-    let b = Tansu::start("copy-b");
+    let a = Kafka::start("copy-a");
+    let b = Kafka::start("copy-b");
     let topics = [("orders", 3, 900), ("payments", 2, 301)];
     for (t, parts, n) in topics {
         common::create_topic(&a.bootstrap, t, parts);
@@ -53,8 +53,8 @@ fn faithful_copy_of_several_topics_until_caught_up_then_nothing() {
         for p in 0..parts {
             assert_eq!(kr::partition(&dst, p), kr::partition(&src, p), "{t}[{p}]");
         }
-        // The default group is named after the target cluster's id (tansu's is its name).
-        let group = format!("kreplicate.{}", b.name);
+        // The default group is named after the target cluster's id.
+        let group = format!("kreplicate.{}", common::cluster_id(&b.bootstrap));
         let committed = common::committed(&a.bootstrap, &group, t, parts);
         for p in 0..parts {
             let end = src
@@ -116,8 +116,8 @@ fn faithful_copy_of_several_topics_until_caught_up_then_nothing() {
 
 #[test]
 fn regex_selection_with_rename_skips_internal_topics() {
-    let a = Tansu::start("regex-a");
-    let b = Tansu::start("regex-b");
+    let a = Kafka::start("regex-a");
+    let b = Kafka::start("regex-b");
     for t in ["app.clicks", "app.views", "__app.internal", "other"] {
         common::create_topic(&a.bootstrap, t, 2);
         common::produce(&a.bootstrap, t, &kr::records(40, 2, t));
@@ -153,7 +153,7 @@ fn regex_selection_with_rename_skips_internal_topics() {
 
 #[test]
 fn copy_within_one_cluster_under_a_new_name() {
-    let a = Tansu::start("same-a");
+    let a = Kafka::start("same-a");
     common::create_topic(&a.bootstrap, "events", 2);
     common::produce(&a.bootstrap, "events", &kr::records(50, 2, "e"));
     let mut v = vec!["--from", a.bootstrap.as_str(), "--to", a.bootstrap.as_str()];
@@ -175,8 +175,8 @@ fn copy_within_one_cluster_under_a_new_name() {
 /// last source offset) and what is left (end offset, lag), under both engines.
 #[test]
 fn issue_10_json_partitions_say_what_was_copied_and_what_is_left() {
-    let a = Tansu::start("json-a");
-    let b = Tansu::start("json-b");
+    let a = Kafka::start("json-a");
+    let b = Kafka::start("json-b");
     for guarantee in ["at-least-once", "exactly-once"] {
         let (topic, group) = (format!("t-{guarantee}"), format!("g-{guarantee}"));
         common::create_topic(&a.bootstrap, &topic, 2);
@@ -204,4 +204,41 @@ fn issue_10_json_partitions_say_what_was_copied_and_what_is_left() {
             }
         }
     }
+}
+
+/// Issue 17: the group join on a broker with its default `group.initial.rebalance.delay.ms`
+/// (3 s, what users' brokers do; the other test clusters set 0). The copy finishes, and the
+/// summary's time includes the wait.
+#[test]
+fn issue_17_the_default_initial_rebalance_delay_is_waited_for() {
+    let a = Kafka::start_with(
+        "delay-a",
+        &["--set", "group.initial.rebalance.delay.ms=3000"],
+    );
+    let b = Kafka::shared("b");
+    let topic = common::unique("delay");
+    let group = common::unique("g");
+    common::create_topic(&a.bootstrap, &topic, 2);
+    common::produce(&a.bootstrap, &topic, &kr::records(100, 2, "d"));
+    let run = kr::run(&kr::caught_up_args(
+        &a.bootstrap,
+        &b.bootstrap,
+        &topic,
+        &group,
+        "at-least-once",
+        &["--create-topics"],
+    ));
+    assert_eq!(run.code, 0, "{run:?}");
+    let json = run.json();
+    assert_eq!(json["records"], 100, "{json}");
+    let seconds = json["seconds"].as_f64().unwrap();
+    assert!(
+        seconds >= 3.0,
+        "the join waited the broker's delay: {seconds}"
+    );
+    eprintln!("copy with the broker's 3 s initial rebalance delay took {seconds:.2} s");
+    assert_eq!(
+        kr::assert_complete(&a.bootstrap, &b.bootstrap, &topic, &topic, 2),
+        0
+    );
 }

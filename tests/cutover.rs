@@ -9,7 +9,7 @@ use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
 use rdkafka::error::KafkaError;
 use rdkafka::Message;
 
-use crate::common::{self, Tansu};
+use crate::common::{self, Kafka};
 use crate::kr::{self, FAST_GROUP};
 
 /// The commands of the README's cut-over block, in order.
@@ -70,8 +70,8 @@ fn billing(bootstrap: &str, n: Option<usize>) -> Vec<Vec<u8>> {
 
 #[test]
 fn issue_11_the_readme_cut_over_recipe_moves_a_group_exactly() {
-    let a = Tansu::start("cut-a");
-    let b = Tansu::start("cut-b");
+    let a = Kafka::start("cut-a");
+    let b = Kafka::start("cut-b");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     common::create_topic(ab, "orders", 2);
     common::create_topic(bb, "orders", 2);

@@ -9,44 +9,12 @@
 //! partitions); a deleted topic that the process reads is handled the same way on Apache
 //! Kafka, where the consumer reports it as unknown and the refresh drops it.
 
-use std::process::Child;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use kreplicate::shard::Shard;
 
-use crate::common::{self, Tansu};
+use crate::common::{self, Kafka};
 use crate::kr;
-
-/// Waits until `topic` on `bootstrap` holds `n` records; returns how long that took. On
-/// timeout, stops the run and shows what it printed.
-fn wait_for_records(
-    bootstrap: &str,
-    topic: &str,
-    n: usize,
-    limit: Duration,
-    child: &mut Option<Child>,
-) -> Duration {
-    let started = Instant::now();
-    loop {
-        let have = if kr::topics(bootstrap).iter().any(|t| t == topic) {
-            common::read_all(bootstrap, topic).len()
-        } else {
-            0
-        };
-        if have >= n {
-            return started.elapsed();
-        }
-        if started.elapsed() > limit {
-            if let Some(c) = child.take() {
-                kr::signal(&c, "KILL");
-                let run = kr::wait(c, Duration::from_secs(10));
-                eprintln!("kreplicate exit {} stderr:\n{}", run.code, run.stderr);
-            }
-            panic!("{topic} holds {have} of {n} records after {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    }
-}
 
 /// End offsets of `topic`'s partitions on `bootstrap`, from what a reader sees.
 fn ends(bootstrap: &str, topic: &str, partitions: i32) -> Vec<i64> {
@@ -60,15 +28,6 @@ fn ends(bootstrap: &str, topic: &str, partitions: i32) -> Vec<i64> {
                 .unwrap_or(-1)
         })
         .collect()
-}
-
-fn stop(child: &mut Option<Child>) -> kr::Run {
-    let child = child.take().expect("the run is still going");
-    kr::signal(&child, "INT");
-    let run = kr::wait(child, Duration::from_secs(60));
-    assert_eq!(run.code, 0, "{run:?}");
-    assert_eq!(run.json()["status"], "stopped", "{run:?}");
-    run
 }
 
 fn continuous<'a>(ab: &'a str, bb: &'a str, guarantee: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
@@ -96,27 +55,27 @@ fn continuous<'a>(ab: &'a str, bb: &'a str, guarantee: &'a str, extra: &[&'a str
 }
 
 fn new_topics_are_copied(guarantee: &str) {
-    let a = Tansu::start(&format!("disc-a-{guarantee}"));
-    let b = Tansu::start(&format!("disc-b-{guarantee}"));
+    let a = Kafka::start(&format!("disc-a-{guarantee}"));
+    let b = Kafka::start(&format!("disc-b-{guarantee}"));
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     common::create_topic(ab, "ev.a", 2);
     common::produce(ab, "ev.a", &kr::records(50, 2, "a"));
     let mut child = Some(kr::spawn(&continuous(ab, bb, guarantee, &[])));
-    wait_for_records(bb, "ev.a", 50, Duration::from_secs(60), &mut child);
+    kr::wait_for_records(bb, "ev.a", 50, Duration::from_secs(60), &mut child);
 
     common::create_topic(ab, "ev.b", 3);
     common::produce(ab, "ev.b", &kr::records(60, 3, "b"));
     common::create_topic(ab, "ev.skip", 1);
     common::produce(ab, "ev.skip", &kr::records(5, 1, "s"));
-    let took = wait_for_records(bb, "ev.b", 60, Duration::from_secs(30), &mut child);
+    let took = kr::wait_for_records(bb, "ev.b", 60, Duration::from_secs(30), &mut child);
     eprintln!("ev.b copied in full {took:?} after it was written (refresh every 1 s)");
     // Two refresh intervals, plus the group's rejoin (1 s on tansu with FAST_GROUP) and
     // the slack of a shared machine.
     assert!(took < Duration::from_secs(10), "{took:?}");
     // The run goes on copying both.
     common::produce(ab, "ev.a", &kr::records(20, 2, "a2"));
-    wait_for_records(bb, "ev.a", 70, Duration::from_secs(30), &mut child);
-    let run = stop(&mut child);
+    kr::wait_for_records(bb, "ev.a", 70, Duration::from_secs(30), &mut child);
+    let run = kr::stop(&mut child);
     assert!(
         run.stderr.contains(
             "kreplicate: warning: new source topic 'ev.b' (3 partitions) is copied to 'ev.b' (created)"
@@ -158,8 +117,8 @@ fn issue_12_discovery_under_exactly_once() {
 
 #[test]
 fn issue_12_discovery_drops_a_deleted_topic_and_goes_on() {
-    let a = Tansu::start("disc-del-a");
-    let b = Tansu::start("disc-del-b");
+    let a = Kafka::start("disc-del-a");
+    let b = Kafka::start("disc-del-b");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     // A shard of two that owns some of ev.keep's partitions and none of ev.gone's.
     let index = (1..=2)
@@ -182,13 +141,13 @@ fn issue_12_discovery_drops_a_deleted_topic_and_goes_on() {
         &["--shard", &shard_arg],
     )));
     let want = |n: usize| n * owned.len() / 4;
-    wait_for_records(bb, "ev.keep", want(40), Duration::from_secs(60), &mut child);
+    kr::wait_for_records(bb, "ev.keep", want(40), Duration::from_secs(60), &mut child);
 
     common::delete_topic(ab, "ev.gone");
     std::thread::sleep(Duration::from_secs(3));
     common::produce(ab, "ev.keep", &kr::records(40, 4, "k2"));
-    wait_for_records(bb, "ev.keep", want(80), Duration::from_secs(30), &mut child);
-    let run = stop(&mut child);
+    kr::wait_for_records(bb, "ev.keep", want(80), Duration::from_secs(30), &mut child);
+    let run = kr::stop(&mut child);
     assert!(
         run.stderr.contains(
             "kreplicate: warning: source topic 'ev.gone' was deleted: it is no longer copied"
@@ -201,4 +160,63 @@ fn issue_12_discovery_drops_a_deleted_topic_and_goes_on() {
     for p in owned {
         assert_eq!(committed[p as usize], end[p as usize], "ev.keep[{p}]");
     }
+}
+
+/// Issue 17 (Apache Kafka: deleting a topic under a reader crashed librdkafka on tansu): a topic
+/// the run reads is deleted; a warning names it, the other topic is copied on, no crash.
+fn a_topic_deleted_while_read(guarantee: &str) {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    let keep = common::unique("keep");
+    let gone = common::unique("gone");
+    let group = common::unique("g-del");
+    common::create_topic(ab, &keep, 2);
+    common::create_topic(ab, &gone, 2);
+    common::produce(ab, &keep, &kr::records(40, 2, "k"));
+    common::produce(ab, &gone, &kr::records(20, 2, "g"));
+    let topics = format!("{keep},{gone}");
+    let mut args = vec![
+        "--from",
+        ab,
+        "--to",
+        bb,
+        "--topics",
+        &topics,
+        "--create-topics",
+        "--refresh-topics",
+        "1s",
+        "--group",
+        &group,
+        "--guarantee",
+        guarantee,
+        "--json",
+    ];
+    args.extend_from_slice(&kr::FAST_GROUP);
+    let mut child = Some(kr::spawn(&args));
+    kr::wait_for_records(bb, &keep, 40, Duration::from_secs(60), &mut child);
+    kr::wait_for_records(bb, &gone, 20, Duration::from_secs(60), &mut child);
+
+    common::delete_topic(ab, &gone);
+    common::produce(ab, &keep, &kr::records(40, 2, "k2"));
+    kr::wait_for_records(bb, &keep, 80, Duration::from_secs(60), &mut child);
+    // A few refreshes after the deletion, the run is still there and still copying.
+    std::thread::sleep(Duration::from_secs(3));
+    common::produce(ab, &keep, &kr::records(10, 2, "k3"));
+    kr::wait_for_records(bb, &keep, 90, Duration::from_secs(60), &mut child);
+    let run = kr::stop(&mut child);
+    let warning =
+        format!("kreplicate: warning: source topic '{gone}' was deleted: it is no longer copied");
+    assert_eq!(run.stderr.matches(&warning).count(), 1, "{}", run.stderr);
+    assert_eq!(common::committed(ab, &group, &keep, 2), ends(ab, &keep, 2));
+    assert_eq!(kr::assert_complete(ab, bb, &keep, &keep, 2), 0);
+}
+
+#[test]
+fn issue_17_a_topic_deleted_while_read_at_least_once() {
+    a_topic_deleted_while_read("at-least-once");
+}
+
+#[test]
+fn issue_17_a_topic_deleted_while_read_exactly_once() {
+    a_topic_deleted_while_read("exactly-once");
 }

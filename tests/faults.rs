@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use kreplicate::mock::MockKafka;
 use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
 
-use crate::common::{self, Tansu};
+use crate::common::{self, Kafka};
 use crate::kr::{self, FAST_GROUP};
 
 const TOPIC: &str = "t";
@@ -157,8 +157,8 @@ fn wait_for_a_commit(a: &str, topic: &str, parts: i32) {
 }
 
 fn seed_scenario(kill_replicator: bool) {
-    let a = Tansu::start("seed-a");
-    let mut b = Tansu::start("seed-b");
+    let a = Kafka::start("seed-a");
+    let mut b = Kafka::start("seed-b");
     common::create_topic(&a.bootstrap, TOPIC, 4);
     common::create_topic(&b.bootstrap, TOPIC, 4);
     common::produce(&a.bootstrap, TOPIC, &kr::records(2000, 4, "pre"));
@@ -180,10 +180,29 @@ fn seed_scenario(kill_replicator: bool) {
         run
     };
     drop(writer);
-    b.thaw();
-    let committed =
-        kr::assert_committed_is_covered(&a.bootstrap, &b.bootstrap, "g", TOPIC, TOPIC, 4);
+    // Checked before the thaw: a frozen broker applies on thaw the bytes already sent to it,
+    // so afterwards the target would cover more than was acknowledged.
+    let committed = common::committed(&a.bootstrap, "g", TOPIC, 4);
     assert!(committed.iter().any(|&c| c > 0), "{run:?}");
+    // No committed position passes a record whose delivery failed.
+    let failed = regex::Regex::new(r"delivery failed: t\[(\d+)\] offset (\d+)").unwrap();
+    for cap in failed.captures_iter(&run.stderr) {
+        let (p, offset): (usize, i64) = (cap[1].parse().unwrap(), cap[2].parse().unwrap());
+        assert!(
+            committed[p] <= offset,
+            "t[{p}] committed {} past the failed offset {offset}",
+            committed[p]
+        );
+    }
+    if !kill_replicator {
+        assert!(failed.is_match(&run.stderr), "{}", run.stderr);
+    }
+    b.thaw();
+    let after = kr::assert_committed_is_covered(&a.bootstrap, &b.bootstrap, "g", TOPIC, TOPIC, 4);
+    assert_eq!(
+        after, committed,
+        "nothing was committed after the run ended"
+    );
 
     let mut args = copy_args(&a.bootstrap, &b.bootstrap, &["--until-caught-up"]);
     args.extend_from_slice(&FAST_GROUP);

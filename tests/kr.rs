@@ -134,6 +134,18 @@ pub fn caught_up_args<'a>(
     v
 }
 
+/// A CreateTime base a day back, the same for every record of a test process: Apache Kafka
+/// deletes records older than its retention (7 days), whatever their offsets.
+fn recent() -> i64 {
+    static BASE: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
+    *BASE.get_or_init(|| {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as i64);
+        (now - 86_400_000) / 1000 * 1000
+    })
+}
+
 /// `n` records spread over `partitions`, each with a unique value, and every shape a faithful
 /// copy must keep: null keys, tombstones, empty values, repeated and null-valued headers.
 pub fn records(n: usize, partitions: i32, tag: &str) -> Vec<Rec> {
@@ -154,7 +166,7 @@ pub fn records(n: usize, partitions: i32, tag: &str) -> Vec<Rec> {
                     _ => Some(format!("{tag}-{i}:{}", "x".repeat(i % 50)).into_bytes()),
                 },
                 headers,
-                timestamp: Some(1_600_000_000_000 + i as i64),
+                timestamp: Some(recent() + i as i64),
             }
         })
         .collect()
@@ -295,4 +307,45 @@ impl Drop for Writer {
             let _ = h.join();
         }
     }
+}
+
+/// Waits until `topic` on `bootstrap` holds `n` records; returns how long that took. On
+/// timeout, stops the run and shows what it printed.
+pub fn wait_for_records(
+    bootstrap: &str,
+    topic: &str,
+    n: usize,
+    limit: Duration,
+    child: &mut Option<Child>,
+) -> Duration {
+    let started = Instant::now();
+    loop {
+        let have = if topics(bootstrap).iter().any(|t| t == topic) {
+            common::read_all(bootstrap, topic).len()
+        } else {
+            0
+        };
+        if have >= n {
+            return started.elapsed();
+        }
+        if started.elapsed() > limit {
+            if let Some(c) = child.take() {
+                signal(&c, "KILL");
+                let run = wait(c, Duration::from_secs(10));
+                eprintln!("kreplicate exit {} stderr:\n{}", run.code, run.stderr);
+            }
+            panic!("{topic} holds {have} of {n} records after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// SIGINT to a continuous run: it stops, exits 0 and says `stopped`.
+pub fn stop(child: &mut Option<Child>) -> Run {
+    let child = child.take().expect("the run is still going");
+    signal(&child, "INT");
+    let run = wait(child, Duration::from_secs(60));
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.json()["status"], "stopped", "{run:?}");
+    run
 }

@@ -5,7 +5,7 @@
 use std::process::Child;
 use std::time::{Duration, Instant};
 
-use crate::common::{self, Tansu};
+use crate::common::{self, Kafka};
 use crate::kr::{self, FAST_GROUP};
 
 fn run(from: &str, to: &str, topics: &str, rename: &str) -> kr::Run {
@@ -54,7 +54,7 @@ fn user_topics(bootstrap: &str) -> Vec<String> {
 
 #[test]
 fn issue_18_a_rename_within_one_cluster_never_copies_its_own_output() {
-    let a = Tansu::start("loop-one");
+    let a = Kafka::start("loop-one");
     let ab = a.bootstrap.as_str();
     common::create_topic(ab, "orders", 2);
     common::produce(ab, "orders", &kr::records(40, 2, "o"));
@@ -110,8 +110,8 @@ fn issue_18_a_rename_within_one_cluster_never_copies_its_own_output() {
 
 #[test]
 fn issue_18_active_active_with_renames_grows_no_chain_of_topics() {
-    let a = Tansu::start("loop-a");
-    let b = Tansu::start("loop-b");
+    let a = Kafka::start("loop-a");
+    let b = Kafka::start("loop-b");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     common::create_topic(ab, "orders", 2);
     common::produce(ab, "orders", &kr::records(30, 2, "o"));

@@ -2,7 +2,7 @@
 //! target once the origin header is added. none/at-least-once copy it without the header
 //! (counted); exactly-once, whose checkpoint the header is, names the cause and the fix.
 
-use crate::common::{self, Rec, Tansu};
+use crate::common::{self, Kafka, Rec};
 use crate::kr::{self, ORIGIN};
 
 /// A value that fits librdkafka's default message.max.bytes (1,000,000) with room for a small
@@ -21,8 +21,8 @@ fn rec(i: usize, len: usize) -> Rec {
 
 #[test]
 fn issue_18_a_record_near_the_size_limit_is_copied_without_its_origin() {
-    let a = Tansu::start("size-a");
-    let b = Tansu::start("size-b");
+    let a = Kafka::start("size-a");
+    let b = Kafka::start("size-b");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     common::create_topic(ab, "big", 1);
     common::produce(ab, "big", &[rec(0, 10), rec(1, BIG), rec(2, 10)]);

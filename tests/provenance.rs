@@ -2,7 +2,7 @@
 //! under every guarantee; exactly-once targets written with the older header keep resuming;
 //! records that came from the target are not copied back (active-active converges).
 
-use crate::common::{self, Got, Rec, Tansu};
+use crate::common::{self, Got, Kafka, Rec};
 use crate::kr::{self, ORIGIN};
 
 /// The last origin header of a target record (the one the last copy added).
@@ -19,9 +19,10 @@ fn origin(g: &Got) -> Option<String> {
 
 #[test]
 fn issue_11_every_guarantee_stamps_source_cluster_topic_partition_offset() {
-    let a = Tansu::start("prov-a");
-    let b = Tansu::start("prov-b");
+    let a = Kafka::start("prov-a");
+    let b = Kafka::start("prov-b");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    let id = common::cluster_id(ab);
     common::create_topic(ab, "t", 2);
     common::produce(ab, "t", &kr::records(40, 2, "p"));
     for (i, guarantee) in ["none", "at-least-once", "exactly-once"].iter().enumerate() {
@@ -40,7 +41,7 @@ fn issue_11_every_guarantee_stamps_source_cluster_topic_partition_offset() {
             for (s, d) in s.iter().zip(&d) {
                 assert_eq!(
                     origin(d).as_deref(),
-                    Some(format!("prov-a/t/{p}/{}", s.offset).as_str()),
+                    Some(format!("{id}/t/{p}/{}", s.offset).as_str()),
                     "{guarantee}: origin of {target}[{p}] offset {}",
                     d.offset
                 );
@@ -57,8 +58,8 @@ fn issue_11_every_guarantee_stamps_source_cluster_topic_partition_offset() {
 
 #[test]
 fn issue_11_no_origin_header_copies_headers_byte_for_byte() {
-    let a = Tansu::start("noh-a");
-    let b = Tansu::start("noh-b");
+    let a = Kafka::start("noh-a");
+    let b = Kafka::start("noh-b");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     common::create_topic(ab, "t", 1);
     common::create_topic(bb, "t", 1);
@@ -92,9 +93,10 @@ fn issue_11_no_origin_header_copies_headers_byte_for_byte() {
 
 #[test]
 fn issue_11_exactly_once_resumes_after_headers_of_the_older_format() {
-    let a = Tansu::start("old-a");
-    let b = Tansu::start("old-b");
+    let a = Kafka::start("old-a");
+    let b = Kafka::start("old-b");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    let id = common::cluster_id(ab);
     common::create_topic(ab, "t", 2);
     common::create_topic(bb, "t", 2);
     common::produce(ab, "t", &kr::records(60, 2, "o"));
@@ -126,7 +128,7 @@ fn issue_11_exactly_once_resumes_after_headers_of_the_older_format() {
         for g in new {
             assert_eq!(
                 origin(g),
-                Some(format!("old-a/t/{p}/{}", g.offset)),
+                Some(format!("{id}/t/{p}/{}", g.offset)),
                 "new records carry the new format"
             );
         }
@@ -135,8 +137,8 @@ fn issue_11_exactly_once_resumes_after_headers_of_the_older_format() {
 
 #[test]
 fn issue_11_active_active_runs_converge_and_count_skipped_records() {
-    let a = Tansu::start("aa-a");
-    let b = Tansu::start("aa-b");
+    let a = Kafka::start("aa-a");
+    let b = Kafka::start("aa-b");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     common::create_topic(ab, "t", 2);
     common::create_topic(bb, "t", 2);

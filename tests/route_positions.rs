@@ -1,8 +1,9 @@
 //! Issue 18, items 10 and 11: a run's positions belong to its route. The default group names
 //! the target cluster (its id, not how `--to` is spelled) and the rename; positions past the
-//! source's start on an empty target are refused; the old default group still resumes.
+//! source's start on an empty target are refused; the old default group still resumes. On
+//! Apache Kafka, whose cluster ids are the real thing.
 
-use crate::common::{self, Tansu};
+use crate::common::{self, Kafka};
 use crate::kr::{self, FAST_GROUP};
 
 fn copy(a: &str, b: &str, extra: &[&str]) -> kr::Run {
@@ -27,8 +28,8 @@ fn plan(a: &str, b: &str, extra: &[&str]) -> kr::Run {
     kr::run(&v)
 }
 
-fn source(name: &str) -> Tansu {
-    let a = Tansu::start(name);
+fn source(name: &str) -> Kafka {
+    let a = Kafka::start(name);
     common::create_topic(&a.bootstrap, "events", 2);
     common::produce(&a.bootstrap, "events", &kr::records(200, 2, "ev"));
     a
@@ -37,7 +38,7 @@ fn source(name: &str) -> Tansu {
 #[test]
 fn issue_18_a_renamed_copy_does_not_reuse_another_copys_positions() {
     let a = source("pos-a");
-    let b = Tansu::start("pos-b");
+    let b = Kafka::start("pos-b");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     let first = copy(ab, bb, &["--create-topics"]);
     assert_eq!(first.code, 0, "{first:?}");
@@ -47,8 +48,16 @@ fn issue_18_a_renamed_copy_does_not_reuse_another_copys_positions() {
     let renamed = copy(ab, bb, &["--rename", "backup.{topic}", "--create-topics"]);
     assert_eq!(renamed.code, 0, "{renamed:?}");
     assert_eq!(renamed.json()["records"], 200, "{renamed:?}");
-    assert_eq!(first.json()["group"], "kreplicate.pos-b", "{first:?}");
-    assert_eq!(renamed.json()["group"], "kreplicate.pos-b.backup.{topic}");
+    let id = common::cluster_id(bb);
+    assert_eq!(
+        first.json()["group"],
+        format!("kreplicate.{id}"),
+        "{first:?}"
+    );
+    assert_eq!(
+        renamed.json()["group"],
+        format!("kreplicate.{id}.backup.{{topic}}")
+    );
     kr::assert_complete(ab, bb, "events", "backup.events", 2);
 
     // A group named by hand that holds the first copy's positions: refused, nothing created.
@@ -83,7 +92,7 @@ fn issue_18_a_renamed_copy_does_not_reuse_another_copys_positions() {
 #[test]
 fn issue_18_the_default_group_is_the_target_clusters_not_its_spelling() {
     let a = source("spell-a");
-    let b = Tansu::start("spell-b");
+    let b = Kafka::start("spell-b");
     let ab = a.bootstrap.as_str();
     let numeric = b.bootstrap.clone();
     let named = format!("localhost:{}", b.port);
@@ -96,7 +105,8 @@ fn issue_18_the_default_group_is_the_target_clusters_not_its_spelling() {
         0,
         "the same target spelled another way: {second:?}"
     );
-    assert_eq!(second.json()["group"], "kreplicate.spell-b");
+    let id = common::cluster_id(&numeric);
+    assert_eq!(second.json()["group"], format!("kreplicate.{id}"));
     let listed = format!("{named},{numeric}");
     let third = copy(ab, &listed, &[]);
     assert_eq!(third.json()["records"], 0, "{third:?}");
@@ -117,7 +127,7 @@ fn issue_18_the_default_group_is_the_target_clusters_not_its_spelling() {
 #[test]
 fn issue_18_the_old_default_group_still_resumes() {
     let a = source("old-a");
-    let b = Tansu::start("old-b");
+    let b = Kafka::start("old-b");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     // What an earlier version did: the default group named after --to as spelled.
     let legacy = format!("kreplicate.{}", bb.replace(':', "_"));

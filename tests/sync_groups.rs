@@ -3,13 +3,13 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::{self, Tansu};
+use crate::common::{self, Kafka};
 use crate::kr::{self, FAST_GROUP};
 
 #[test]
 fn issue_11_sync_groups_follows_an_application_group_while_copying() {
-    let a = Tansu::start("sync-a");
-    let b = Tansu::start("sync-b");
+    let a = Kafka::start("sync-a");
+    let b = Kafka::start("sync-b");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     common::create_topic(ab, "t", 2);
     common::create_topic(bb, "t", 2);

@@ -3,12 +3,12 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::{self, Tansu};
+use crate::common::{self, Kafka};
 use crate::kr;
 
 fn throttled_run(guarantee: &str, limit: &[&str], min_seconds: f64) {
-    let a = Tansu::start(&format!("thr-a-{guarantee}"));
-    let b = Tansu::start(&format!("thr-b-{guarantee}"));
+    let a = Kafka::start(&format!("thr-a-{guarantee}"));
+    let b = Kafka::start(&format!("thr-b-{guarantee}"));
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     common::create_topic(ab, "t", 2);
     common::create_topic(bb, "t", 2);

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::common::{self, Tansu};
+use crate::common::{self, Kafka};
 use crate::kr;
 
 const SOURCE_CONFIGS: [(&str, &str); 6] = [
@@ -27,13 +27,18 @@ fn table(source: &BTreeMap<String, String>, target: &BTreeMap<String, String>) -
 
 #[test]
 fn issue_12_configs_travel_drift_is_warned_then_synced() {
-    let a = Tansu::start("cfg-a");
-    let b = Tansu::start("cfg-b");
+    let a = Kafka::start("cfg-a");
+    let b = Kafka::start("cfg-b");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     common::create_topic_with(ab, "compacted", 2, &SOURCE_CONFIGS);
     common::create_topic_with(ab, "drifty", 1, &[("retention.ms", "3600000")]);
     common::create_topic_with(bb, "drifty", 1, &[("retention.ms", "7200000")]);
-    common::produce(ab, "compacted", &kr::records(40, 2, "c"));
+    // A compacted topic refuses records without a key (Apache Kafka).
+    let mut keyed = kr::records(40, 2, "c");
+    for r in &mut keyed {
+        r.key.get_or_insert_with(|| b"no-key".to_vec());
+    }
+    common::produce(ab, "compacted", &keyed);
     common::produce(ab, "drifty", &kr::records(10, 1, "d"));
 
     // plan: what the run below will do, writing nothing.
@@ -102,9 +107,19 @@ fn issue_12_configs_travel_drift_is_warned_then_synced() {
     ] {
         assert_eq!(target.get(key), source.get(key), "{key}: {target:?}");
     }
-    // Excluded keys: built in (min.insync.replicas) and --config-exclude (segment.ms).
-    assert!(!target.contains_key("min.insync.replicas"), "{target:?}");
-    assert!(!target.contains_key("segment.ms"), "{target:?}");
+    // Exactly the copied keys are set on the target topic: not the excluded ones, built in
+    // (min.insync.replicas) and --config-exclude (segment.ms).
+    let overrides = common::topic_overrides(bb, "compacted");
+    assert_eq!(
+        overrides.keys().collect::<Vec<_>>(),
+        [
+            "cleanup.policy",
+            "max.message.bytes",
+            "min.compaction.lag.ms",
+            "retention.ms"
+        ],
+        "{overrides:?}"
+    );
     assert_eq!(common::partition_count(bb, "compacted"), 2);
 
     // verify reports the drift; it fails on it only with --configs.
@@ -165,4 +180,98 @@ fn issue_12_configs_travel_drift_is_warned_then_synced() {
     ));
     assert_eq!(again.code, 0, "{again:?}");
     assert!(!again.stderr.contains("warning"), "{}", again.stderr);
+}
+
+/// Issue 18, item 5 (Apache Kafka only: it says where each value comes from): a value from the
+/// source broker's server.properties is the broker's, not the topic's. It is not set on the
+/// created target topic, not reported as drift, not written by `--sync-configs`, and does not
+/// fail `verify --configs`; a value set on the topic travels.
+#[test]
+fn issue_18_the_source_brokers_defaults_never_travel() {
+    let a = Kafka::start_with("cfg-broker-a", &["--set", "log.retention.ms=3600000"]);
+    let b = Kafka::shared("b");
+    let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    let topic = common::unique("brokerdefault");
+    common::create_topic_with(ab, &topic, 1, &[("segment.ms", "600000")]);
+    common::produce(ab, &topic, &kr::records(10, 1, "d"));
+    assert_eq!(
+        common::topic_configs(ab, &topic)["retention.ms"],
+        "3600000",
+        "the source broker's setting shows on the topic"
+    );
+    let group = common::unique("g");
+    let args = |extra: &[&'static str]| {
+        let mut v = vec![
+            "--from", ab, "--to", bb, "--topics", &topic, "--group", &group,
+        ];
+        v.extend_from_slice(extra);
+        v.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+    };
+    let run_with = |v: Vec<String>| kr::run(&v.iter().map(String::as_str).collect::<Vec<_>>());
+
+    let mut plan = vec!["plan".to_string()];
+    plan.extend(args(&["--create-topics"]));
+    let plan = run_with(plan);
+    assert_eq!(plan.code, 0, "{plan:?}");
+    assert!(
+        plan.stdout
+            .contains(&format!("{topic}: create with segment.ms=600000\n")),
+        "{}",
+        plan.stdout
+    );
+
+    let run = run_with(args(&[
+        "--create-topics",
+        "--until-caught-up",
+        "--sync-configs",
+    ]));
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(!run.stderr.contains("warning"), "{}", run.stderr);
+    let target = common::topic_configs(bb, &topic);
+    assert_eq!(target["segment.ms"], "600000");
+    // The target broker's own default, not the source broker's; only segment.ms is set.
+    assert_eq!(target["retention.ms"], "604800000", "{target:?}");
+    let overrides = common::topic_overrides(bb, &topic);
+    assert_eq!(overrides.keys().collect::<Vec<_>>(), ["segment.ms"]);
+
+    let again = run_with(args(&["--until-caught-up"]));
+    assert_eq!(again.code, 0, "{again:?}");
+    assert!(!again.stderr.contains("warning"), "{}", again.stderr);
+    let mut verify = vec!["verify".to_string()];
+    verify.extend(args(&["--configs"]));
+    verify.retain(|a| a != "--group" && !a.starts_with("g-"));
+    let v = run_with(verify);
+    assert_eq!(v.code, 0, "{v:?}");
+}
+
+/// Issue 17: a config the target refuses (tansu, the source here, accepts any value; Apache
+/// Kafka does not) is one line and exit 2 before anything is copied.
+#[test]
+fn issue_17_a_config_the_target_refuses_is_exit_2_before_copying() {
+    let a = common::Tansu::start("cfg-refused-a");
+    let b = Kafka::shared("b");
+    let topic = common::unique("refused");
+    common::create_topic_with(&a.bootstrap, &topic, 1, &[("retention.ms", "soon")]);
+    common::produce(&a.bootstrap, &topic, &kr::records(5, 1, "r"));
+    let group = common::unique("g");
+    let run = kr::run(&kr::caught_up_args(
+        &a.bootstrap,
+        &b.bootstrap,
+        &topic,
+        &group,
+        "at-least-once",
+        &["--create-topics"],
+    ));
+    assert_eq!(run.code, 2, "{run:?}");
+    let lines: Vec<&str> = run.stderr.lines().filter(|l| l.contains("error")).collect();
+    assert_eq!(lines.len(), 1, "{}", run.stderr);
+    assert!(
+        lines[0].contains(&format!("cannot create target topic '{topic}'"))
+            && lines[0].contains("retention.ms=soon")
+            && lines[0].contains("--config-exclude"),
+        "{}",
+        lines[0]
+    );
+    assert!(!kr::topics(&b.bootstrap).contains(&topic));
+    assert_eq!(common::committed(&a.bootstrap, &group, &topic, 1), vec![-1]);
 }

@@ -10,7 +10,7 @@ use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::KafkaError;
 use rdkafka::Message;
 
-use crate::common::{self, Got, Tansu};
+use crate::common::{self, Got, Kafka};
 use crate::kr::{self, ORIGIN};
 
 const PARTS: i32 = 2;
@@ -78,9 +78,10 @@ fn first_at_or_after(dst: &[Got], p: i32, x: i64, cluster: &str) -> Option<i64> 
 
 #[test]
 fn issue_11_groups_translate_exactly_over_foreign_records_and_duplicates() {
-    let a = Tansu::start("tr-a");
-    let b = Tansu::start("tr-b");
+    let a = Kafka::start("tr-a");
+    let b = Kafka::start("tr-b");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    let id = common::cluster_id(ab);
     common::create_topic(ab, "t", PARTS);
     common::create_topic(bb, "t", PARTS);
     // Foreign records on the target before any copy.
@@ -129,7 +130,7 @@ fn issue_11_groups_translate_exactly_over_foreign_records_and_duplicates() {
         let ours: Vec<i64> = dst
             .iter()
             .filter(|g| g.partition == p)
-            .filter_map(|g| origin_of(g, "tr-a"))
+            .filter_map(|g| origin_of(g, &id))
             .collect();
         let distinct: HashSet<i64> = ours.iter().copied().collect();
         assert_eq!(distinct, (0..per).collect(), "t[{p}]: every source record");
@@ -197,7 +198,7 @@ fn issue_11_groups_translate_exactly_over_foreign_records_and_duplicates() {
             .unwrap_or(0);
         assert_eq!(
             t,
-            first_at_or_after(&dst, p, x, "tr-a").unwrap_or(end),
+            first_at_or_after(&dst, p, x, &id).unwrap_or(end),
             "{group}[{p}] X={x}"
         );
         // Never the whole partition: the index leaves the killed run's tail after its last
@@ -232,14 +233,12 @@ fn issue_11_groups_translate_exactly_over_foreign_records_and_duplicates() {
             // No earlier source record, except at-least-once duplicates of records also
             // written before T.
             for g in &read {
-                let Some(o) = origin_of(g, "tr-a") else {
+                let Some(o) = origin_of(g, &id) else {
                     continue;
                 };
                 if o < x[p as usize] {
                     let earlier = dst.iter().any(|d| {
-                        d.partition == p
-                            && d.offset < t[p as usize]
-                            && origin_of(d, "tr-a") == Some(o)
+                        d.partition == p && d.offset < t[p as usize] && origin_of(d, &id) == Some(o)
                     });
                     assert!(
                         earlier,
@@ -275,9 +274,10 @@ fn issue_11_groups_translate_exactly_over_foreign_records_and_duplicates() {
 
 #[test]
 fn issue_11_exactly_once_translations_point_at_the_single_copy() {
-    let a = Tansu::start("tre-a");
-    let b = Tansu::start("tre-b");
+    let a = Kafka::start("tre-a");
+    let b = Kafka::start("tre-b");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    let id = common::cluster_id(ab);
     common::create_topic(ab, "t", PARTS);
     common::create_topic(bb, "t", PARTS);
     common::produce(bb, "t", &kr::records(6, PARTS, "foreign"));
@@ -305,10 +305,10 @@ fn issue_11_exactly_once_translations_point_at_the_single_copy() {
         .filter(|g| g.partition == 0 && g.offset == t[0])
         .collect();
     assert_eq!(at.len(), 1, "a record at T={}", t[0]);
-    assert_eq!(origin_of(at[0], "tre-a"), Some(77));
+    assert_eq!(origin_of(at[0], &id), Some(77));
     let copies = dst
         .iter()
-        .filter(|g| g.partition == 0 && origin_of(g, "tre-a") == Some(77));
+        .filter(|g| g.partition == 0 && origin_of(g, &id) == Some(77));
     assert_eq!(copies.count(), 1, "exactly-once: one copy");
     let end1 = dst
         .iter()

@@ -3,22 +3,22 @@
 
 use serde_json::Value;
 
-use crate::common::{self, Rec, Tansu};
+use crate::common::{self, Kafka, Rec};
 use crate::kr::{self, Run};
 
 /// Two clusters.
-fn clusters(name: &str) -> (Tansu, Tansu) {
+fn clusters(name: &str) -> (Kafka, Kafka) {
     (
-        Tansu::start(&format!("verify-{name}-a")),
-        Tansu::start(&format!("verify-{name}-b")),
+        Kafka::start(&format!("verify-{name}-a")),
+        Kafka::start(&format!("verify-{name}-b")),
     )
 }
 
 /// `topic` on A with `source` and on B (as `target_topic`) with `target`.
 #[allow(clippy::too_many_arguments)]
 fn setup(
-    a: &Tansu,
-    b: &Tansu,
+    a: &Kafka,
+    b: &Kafka,
     topic: &str,
     target_topic: &str,
     source_partitions: i32,
@@ -36,14 +36,14 @@ fn setup(
     }
 }
 
-fn verify(a: &Tansu, b: &Tansu, extra: &[&str]) -> Run {
+fn verify(a: &Kafka, b: &Kafka, extra: &[&str]) -> Run {
     let mut args = vec!["verify", "--from", &a.bootstrap, "--to", &b.bootstrap];
     args.extend_from_slice(extra);
     kr::run(&args)
 }
 
 /// The `--json` report, after checking the exit code.
-fn json(a: &Tansu, b: &Tansu, extra: &[&str], code: i32) -> Value {
+fn json(a: &Kafka, b: &Kafka, extra: &[&str], code: i32) -> Value {
     let mut args = extra.to_vec();
     args.push("--json");
     let run = verify(a, b, &args);

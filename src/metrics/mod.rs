@@ -147,7 +147,9 @@ fn serve(server: &tiny_http::Server, inner: &Arc<Inner>) {
             "/healthz" => {
                 let stalled = inner.counters.stalled_for();
                 let ended = inner.status().is_some();
-                if exposition::healthy(stalled, inner.delivery_timeout, ended) {
+                if !ended && inner.counters.is_starting() {
+                    text("starting\n".into())
+                } else if exposition::healthy(stalled, inner.delivery_timeout, ended) {
                     text("ok\n".into())
                 } else {
                     text(format!(

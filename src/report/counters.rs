@@ -51,6 +51,8 @@ struct Live {
     seen: u64,
     /// When the loop last copied something or was idle with nothing to copy.
     progressed: Instant,
+    /// While the engine's start steps run: the bound of their timeouts.
+    starting_until: Option<Instant>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -108,6 +110,7 @@ impl Counters {
         if records != live.seen || idle {
             live.seen = records;
             live.progressed = Instant::now();
+            live.starting_until = None;
         }
         live.partitions = partitions;
     }
@@ -119,6 +122,25 @@ impl Counters {
     /// How long since the loop last made progress (see [`Counters::publish`]).
     pub fn stalled_for(&self) -> Duration {
         lock(&self.live).progressed.elapsed()
+    }
+
+    /// The engine's start steps (exactly-once: fencing, reading the target's tail) may take
+    /// until `until`: nothing moves meanwhile, and that is no stall (issue 18). The run is
+    /// starting until it first moves (see [`Counters::publish`]) or `until` passed.
+    pub fn starting(&self, until: Instant) {
+        lock(&self.live).starting_until = Some(until);
+    }
+
+    /// The start failed: the run is ending.
+    pub fn not_starting(&self) {
+        lock(&self.live).starting_until = None;
+    }
+
+    /// True while the run starts, within the bound of its start steps.
+    pub fn is_starting(&self) -> bool {
+        lock(&self.live)
+            .starting_until
+            .is_some_and(|until| Instant::now() < until)
     }
 
     pub fn note_commit(&self) {
@@ -152,6 +174,7 @@ impl Default for Counters {
                 partitions: BTreeMap::new(),
                 seen: 0,
                 progressed: Instant::now(),
+                starting_until: None,
             }),
         }
     }
@@ -283,5 +306,26 @@ mod tests {
             c.stalled_for() < Duration::from_millis(20),
             "idle at the end"
         );
+    }
+
+    #[test]
+    fn issue_18_a_run_is_starting_until_it_first_moves_or_its_bound_passed() {
+        let c = Counters::default();
+        assert!(!c.is_starting());
+        c.starting(Instant::now() + Duration::from_secs(60));
+        assert!(c.is_starting());
+        let behind = PartitionEnd {
+            position: Some(1),
+            end_offset: Some(5),
+            ..PartitionEnd::default()
+        };
+        let parts = |p: PartitionEnd| BTreeMap::from([(("t".to_string(), 0), p)]);
+        c.publish(parts(behind), 3);
+        assert!(c.is_starting(), "nothing moved yet");
+        c.records.store(1, Ordering::Relaxed);
+        c.publish(parts(behind), 3);
+        assert!(!c.is_starting(), "the first record");
+        c.starting(Instant::now());
+        assert!(!c.is_starting(), "past its bound");
     }
 }

@@ -85,6 +85,7 @@ pub fn describe(
             .into_iter()
             .map(|e| Entry {
                 topic_override: e.source == ConfigSource::DynamicTopic,
+                has_source: e.source != ConfigSource::Unknown,
                 name: e.name,
                 value: e.value,
                 is_default: e.is_default,

@@ -1,11 +1,17 @@
 //! Which topic configs travel with a topic, and where a target differs (pure, unit-tested).
 //!
 //! A key travels when it is set on the source topic, copyable, and not excluded. "Set" is
-//! what the broker says: Kafka answers DescribeConfigs with every topic key and marks the
-//! topic's own overrides (`DYNAMIC_TOPIC_CONFIG`, `is_default=false`). A broker that answers
-//! with only the keys set on the topic and marks them all default (tansu 0.6) is recognised
-//! by what its answer lacks: the keys Kafka always lists. Then every key it lists counts as
-//! set. Copying Kafka's defaults instead would pin the source broker's defaults on the target.
+//! what the broker says: Kafka answers DescribeConfigs with every topic key and gives each
+//! value's source; only `DYNAMIC_TOPIC_CONFIG` is the topic's own. A value from the source
+//! broker's server.properties (`STATIC_BROKER_CONFIG`) or a dynamic broker config is not
+//! `is_default` either (librdkafka calls only `DEFAULT_CONFIG` default), but it belongs to the
+//! source *broker*: copying it would pin that broker's defaults on the target (and
+//! `--sync-configs` could shorten the target's retention with it).
+//!
+//! A broker that answers with only the keys set on the topic and marks them all default
+//! (tansu 0.6) is recognised by what its answer lacks: the many keys Kafka lists for every
+//! topic. Then every key it lists counts as set. A broker that gives no sources at all
+//! (DescribeConfigs v0) falls back to `is_default`.
 
 use std::collections::BTreeMap;
 
@@ -19,24 +25,43 @@ pub const EXCLUDED: &[&str] = &[
     "unclean.leader.election.enable",
     "message.format.version",
     "message.timestamp.difference.max.ms",
+    // Kafka 3.6+'s replacements of the key above: a backlog older than the limit would be
+    // refused by the target with INVALID_TIMESTAMP on every run.
+    "message.timestamp.before.max.ms",
+    "message.timestamp.after.max.ms",
     "remote.storage.enable",
     "local.retention.ms",
     "local.retention.bytes",
     "confluent.*",
 ];
 
-/// Keys every Kafka broker lists for every topic, set or not.
-const ALWAYS_LISTED: &[&str] = &["cleanup.policy", "retention.ms", "segment.bytes"];
+/// Keys every Kafka broker lists for every topic, set or not: an answer with all of them is a
+/// full answer. Ten, so that a topic with a few keys set (compacted, with its own retention)
+/// on a broker that lists only set keys is not taken for one.
+const ALWAYS_LISTED: &[&str] = &[
+    "cleanup.policy",
+    "retention.ms",
+    "segment.bytes",
+    "max.message.bytes",
+    "min.cleanable.dirty.ratio",
+    "segment.index.bytes",
+    "flush.messages",
+    "index.interval.bytes",
+    "message.timestamp.type",
+    "preallocate",
+];
 
 /// One DescribeConfigs entry, as much of it as the decision needs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
     pub name: String,
     pub value: Option<String>,
-    /// The broker calls it a default (not set on the topic).
+    /// The broker calls it a default (source `DEFAULT_CONFIG`).
     pub is_default: bool,
     /// Source `DYNAMIC_TOPIC_CONFIG`: set on this topic.
     pub topic_override: bool,
+    /// The broker said where the value comes from (any source but UNKNOWN).
+    pub has_source: bool,
     pub read_only: bool,
     pub sensitive: bool,
 }
@@ -67,11 +92,15 @@ fn set_on_topic(entries: &[Entry]) -> impl Iterator<Item = &Entry> {
     let full_answer = ALWAYS_LISTED
         .iter()
         .all(|k| entries.iter().any(|e| e.name == *k));
-    let marks_overrides = entries.iter().any(|e| e.topic_override || !e.is_default);
-    let only_set_keys = !full_answer && !marks_overrides;
-    entries
-        .iter()
-        .filter(move |e| only_set_keys || e.topic_override || !e.is_default)
+    let sources = entries.iter().any(|e| e.has_source);
+    let only_set_keys = sources && !full_answer && !entries.iter().any(|e| e.topic_override);
+    entries.iter().filter(move |e| {
+        if !sources {
+            !e.is_default
+        } else {
+            only_set_keys || e.topic_override
+        }
+    })
 }
 
 /// What a target topic copying a source topic with `source` entries is created with.
@@ -132,26 +161,32 @@ mod tests {
             value: Some(value.into()),
             is_default,
             topic_override,
+            has_source: true,
             read_only: false,
             sensitive: false,
         }
     }
 
-    /// A Kafka answer: every key, overrides marked.
-    fn kafka(overrides: &[(&str, &str)]) -> Vec<Entry> {
-        let mut v: Vec<Entry> = [
-            ("cleanup.policy", "delete"),
-            ("retention.ms", "604800000"),
-            ("segment.bytes", "1073741824"),
-            ("min.insync.replicas", "1"),
-            ("compression.type", "producer"),
-        ]
-        .iter()
-        .filter(|(k, _)| !overrides.iter().any(|(o, _)| o == k))
-        .map(|(k, v)| entry(k, v, true, false))
-        .collect();
+    /// A Kafka answer: every key, overrides marked; `broker` values come from the source
+    /// broker's server.properties (STATIC_BROKER_CONFIG: not default, not the topic's).
+    fn kafka_with(overrides: &[(&str, &str)], broker: &[(&str, &str)]) -> Vec<Entry> {
+        let mut v: Vec<Entry> = ALWAYS_LISTED
+            .iter()
+            .map(|k| (*k, "x"))
+            .chain([
+                ("min.insync.replicas", "1"),
+                ("compression.type", "producer"),
+            ])
+            .filter(|(k, _)| !overrides.iter().chain(broker).any(|(o, _)| o == k))
+            .map(|(k, v)| entry(k, v, true, false))
+            .collect();
         v.extend(overrides.iter().map(|(k, v)| entry(k, v, false, true)));
+        v.extend(broker.iter().map(|(k, v)| entry(k, v, false, false)));
         v
+    }
+
+    fn kafka(overrides: &[(&str, &str)]) -> Vec<Entry> {
+        kafka_with(overrides, &[])
     }
 
     #[test]
@@ -170,6 +205,52 @@ mod tests {
             ]
         );
         assert!(to_copy(&kafka(&[]), &Excludes::new(&[])).is_empty());
+    }
+
+    #[test]
+    fn issue_18_the_source_brokers_own_settings_never_travel() {
+        // log.retention.ms in the source's server.properties: retention.ms is STATIC_BROKER.
+        let source = kafka_with(
+            &[("cleanup.policy", "compact")],
+            &[("retention.ms", "3600000")],
+        );
+        let copy = to_copy(&source, &Excludes::new(&[]));
+        assert_eq!(copy.keys().collect::<Vec<_>>(), vec!["cleanup.policy"]);
+        assert!(to_copy(
+            &kafka_with(&[], &[("retention.ms", "1")]),
+            &Excludes::new(&[])
+        )
+        .is_empty());
+    }
+
+    #[test]
+    fn issue_18_a_compacted_topic_with_the_commonly_set_keys_is_not_a_full_answer() {
+        // tansu: exactly cleanup.policy, retention.ms and segment.bytes set, flagged default.
+        let source = vec![
+            entry("cleanup.policy", "compact", true, false),
+            entry("retention.ms", "3600000", true, false),
+            entry("segment.bytes", "1048576", true, false),
+        ];
+        assert_eq!(to_copy(&source, &Excludes::new(&[])).len(), 3);
+    }
+
+    #[test]
+    fn a_broker_without_config_sources_falls_back_to_is_default() {
+        let mut set = entry("retention.ms", "5", false, false);
+        set.has_source = false;
+        let mut default = entry("segment.ms", "6", true, false);
+        default.has_source = false;
+        let copy = to_copy(&[set, default], &Excludes::new(&[]));
+        assert_eq!(copy.keys().collect::<Vec<_>>(), vec!["retention.ms"]);
+    }
+
+    #[test]
+    fn issue_18_timestamp_limits_never_travel() {
+        let source = kafka(&[
+            ("message.timestamp.before.max.ms", "86400000"),
+            ("message.timestamp.after.max.ms", "3600000"),
+        ]);
+        assert!(to_copy(&source, &Excludes::new(&[])).is_empty());
     }
 
     #[test]

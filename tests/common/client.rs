@@ -6,11 +6,11 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::admin::{AdminClient, AdminOptions, NewPartitions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
-use rdkafka::error::KafkaError;
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::{DeliveryResult, Header, Headers, Message, OwnedHeaders};
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer, ProducerContext};
 use rdkafka::{ClientContext, Offset, TopicPartitionList};
@@ -125,6 +125,29 @@ pub fn wait_for_topic(bootstrap: &str, topic: &str, partitions: i32) {
     }
 }
 
+/// Grow `topic` to `partitions` partitions (CreatePartitions) and wait until metadata shows
+/// them all. Panics on error.
+pub fn add_partitions(bootstrap: &str, topic: &str, partitions: i32) {
+    let admin = admin(bootstrap);
+    let new = NewPartitions::new(topic, partitions as usize);
+    let res = block_on(admin.create_partitions([&new], &admin_opts()))
+        .unwrap_or_else(|e| panic!("create_partitions {topic} on {bootstrap}: {e}"));
+    for r in res {
+        if let Err((t, code)) = r {
+            panic!("add partitions to {t} on {bootstrap}: {code:?}");
+        }
+    }
+    wait_for_topic(bootstrap, topic, partitions);
+}
+
+/// The cluster id the broker reports (what the origin header names a cluster by).
+pub fn cluster_id(bootstrap: &str) -> String {
+    consumer(bootstrap, &[])
+        .client()
+        .fetch_cluster_id(Duration::from_secs(10))
+        .unwrap_or_else(|| panic!("{bootstrap} reports no cluster id"))
+}
+
 /// Delete `topic`. Panics on error.
 pub fn delete_topic(bootstrap: &str, topic: &str) {
     let admin = admin(bootstrap);
@@ -139,6 +162,22 @@ pub fn delete_topic(bootstrap: &str, topic: &str) {
 
 /// The configs the broker reports for `topic` (DescribeConfigs), key → value.
 pub fn topic_configs(bootstrap: &str, topic: &str) -> std::collections::BTreeMap<String, String> {
+    describe_topic(bootstrap, topic, |_| true)
+}
+
+/// The configs set on `topic` itself (DYNAMIC_TOPIC_CONFIG), key → value: what Apache Kafka
+/// says the topic overrides, as opposed to its broker's defaults.
+pub fn topic_overrides(bootstrap: &str, topic: &str) -> std::collections::BTreeMap<String, String> {
+    describe_topic(bootstrap, topic, |e| {
+        e.source == rdkafka::admin::ConfigSource::DynamicTopic
+    })
+}
+
+fn describe_topic(
+    bootstrap: &str,
+    topic: &str,
+    keep: impl Fn(&rdkafka::admin::ConfigEntry) -> bool,
+) -> std::collections::BTreeMap<String, String> {
     use rdkafka::admin::ResourceSpecifier;
     let admin = admin(bootstrap);
     let res = block_on(admin.describe_configs([&ResourceSpecifier::Topic(topic)], &admin_opts()))
@@ -151,6 +190,7 @@ pub fn topic_configs(bootstrap: &str, topic: &str) -> std::collections::BTreeMap
     resource
         .entries
         .into_iter()
+        .filter(|e| keep(e))
         .filter_map(|e| Some((e.name, e.value?)))
         .collect()
 }
@@ -366,6 +406,30 @@ pub fn read_all_with(
 
 /// Commit `offsets` ((partition, next offset to read)) of `topic` for consumer group `group`,
 /// as a standalone (non-member) consumer would; simulates earlier progress of a group.
+/// `f` again while a new cluster's group coordinator is still loading (NOT_COORDINATOR and
+/// the like), up to [`DEFAULT_TIMEOUT`].
+fn while_coordinator_loads<T>(f: impl Fn() -> Result<T, KafkaError>) -> Result<T, KafkaError> {
+    let deadline = Instant::now() + DEFAULT_TIMEOUT;
+    loop {
+        match f() {
+            Err(e)
+                if Instant::now() < deadline
+                    && matches!(
+                        e.rdkafka_error_code(),
+                        Some(
+                            RDKafkaErrorCode::NotCoordinator
+                                | RDKafkaErrorCode::CoordinatorNotAvailable
+                                | RDKafkaErrorCode::CoordinatorLoadInProgress
+                        )
+                    ) =>
+            {
+                std::thread::sleep(Duration::from_millis(100))
+            }
+            done => return done,
+        }
+    }
+}
+
 pub fn commit(bootstrap: &str, group: &str, topic: &str, offsets: &[(i32, i64)]) {
     let c = consumer(
         bootstrap,
@@ -381,10 +445,9 @@ pub fn commit(bootstrap: &str, group: &str, topic: &str, offsets: &[(i32, i64)])
         tpl.add_partition_offset(topic, *p, Offset::Offset(*o))
             .expect("tpl add");
     }
-    c.commit(&tpl, rdkafka::consumer::CommitMode::Sync)
-        .unwrap_or_else(|e| {
-            panic!("commit {offsets:?} of {topic} for {group} on {bootstrap}: {e}")
-        });
+    while_coordinator_loads(|| c.commit(&tpl, rdkafka::consumer::CommitMode::Sync)).unwrap_or_else(
+        |e| panic!("commit {offsets:?} of {topic} for {group} on {bootstrap}: {e}"),
+    );
     drop(tpl);
     drop(c);
 }
@@ -405,8 +468,7 @@ pub fn committed(bootstrap: &str, group: &str, topic: &str, partitions: i32) -> 
     for p in 0..partitions {
         req.add_partition(topic, p);
     }
-    let got = c
-        .committed_offsets(req, Duration::from_secs(15))
+    let got = while_coordinator_loads(|| c.committed_offsets(req.clone(), Duration::from_secs(15)))
         .unwrap_or_else(|e| panic!("committed offsets of {group} on {bootstrap}: {e}"));
     let mut out = Vec::with_capacity(partitions as usize);
     for p in 0..partitions {

@@ -91,7 +91,7 @@ pub(super) struct Rebalancer {
     pub(super) shared: Arc<Shared>,
     pub(super) producer: Arc<Target>,
     pub(super) guarantee: Guarantee,
-    pub(super) start: StartPosition,
+    pub(super) start: source::Start,
     pub(super) timeout: Duration,
     pub(super) flush_timeout: Duration,
 }
@@ -135,8 +135,10 @@ impl Rebalancer {
         // that the next run starts there too instead of at a later "latest" (issue 13).
         let mut decided = TopicPartitionList::new();
         for elem in committed.elements() {
-            if elem.offset() == Offset::Invalid && self.start == StartPosition::Latest {
-                let (topic, partition) = (elem.topic(), elem.partition());
+            let (topic, partition) = (elem.topic(), elem.partition());
+            if elem.offset() == Offset::Invalid
+                && self.start.of(topic, partition) == StartPosition::Latest
+            {
                 match consumer.fetch_watermarks(topic, partition, self.timeout) {
                     Ok((_, high)) => {
                         let _ =
@@ -166,7 +168,7 @@ impl Rebalancer {
             let start = match (elem.offset(), decided_at) {
                 (Offset::Offset(n), _) => Offset::Offset(n),
                 (_, Some(at)) => at,
-                _ => match self.start {
+                _ => match self.start.of(topic, partition) {
                     StartPosition::Earliest => Offset::Beginning,
                     StartPosition::Latest => Offset::End,
                 },

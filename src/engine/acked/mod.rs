@@ -35,6 +35,7 @@ use crate::report::{Counters, PartitionEnd, Summary};
 use crate::source::{self, classify, Polled, Warner};
 use crate::target::{self, NotSent};
 use crate::throttle::Throttle;
+use crate::tick::Ticker;
 use crate::topics::{self, Route};
 
 /// Records copied between two rounds of positions index entries (besides every commit).
@@ -106,7 +107,10 @@ impl Acked {
                 shared: shared.clone(),
                 producer: producer.clone(),
                 guarantee: opts.guarantee,
-                start: opts.start,
+                start: source::Start::new(
+                    opts.start,
+                    routes.iter().map(|r| (r.source.as_str(), r.partitions)),
+                ),
                 timeout: opts.timeout,
                 flush_timeout: opts.delivery_timeout + Duration::from_secs(5),
             })
@@ -186,7 +190,7 @@ impl Acked {
         let mut last_lag = Instant::now();
         let mut last_join_note = Instant::now();
         let mut warner = Warner::default();
-        let mut since_poll = 0u32;
+        let mut ticker = Ticker::new(Instant::now());
         let (bytes_limit, records_limit) =
             (self.opts.max_bytes_per_sec, self.opts.max_records_per_sec);
         let mut throttle = Throttle::new(bytes_limit, records_limit, Instant::now());
@@ -205,24 +209,23 @@ impl Acked {
                         let waited = target::throttle_wait(&self.producer, wait, stop);
                         self.shared.progress.add_throttled(waited);
                     }
-                    since_poll += 1;
-                    // Serve delivery reports and read the clock (commit interval, lag)
-                    // every 256 records rather than per record.
-                    if since_poll < 256 {
-                        continue;
-                    }
-                    self.producer.poll(Duration::ZERO);
-                    since_poll = 0;
                     // Index entries also every 4096 records, so that a lookup reads at most
                     // that many records of a busy partition, whatever --commit-interval is.
-                    since_index += 256;
+                    since_index += 1;
+                    // Periodic work (reports, commit interval, lag, discovery) every 256
+                    // records or every few milliseconds, whichever comes first.
+                    if !ticker.record(Instant::now()) {
+                        continue;
+                    }
+                    target::serve_reports(&self.producer);
                     if since_index >= INDEX_EVERY {
                         self.write_index(stop);
                         since_index = 0;
                     }
                 }
                 Polled::Idle | Polled::End(_) => {
-                    self.producer.poll(Duration::ZERO);
+                    target::serve_reports(&self.producer);
+                    ticker.done(Instant::now());
                     if !self.joined(&mut last_join_note) {
                         return;
                     }
@@ -412,7 +415,7 @@ impl Acked {
     fn finish(&self) {
         log::info!("flushing, verifying and committing");
         // Serve reports already in, then wait (bounded) for the rest.
-        self.producer.poll(Duration::ZERO);
+        target::serve_reports(&self.producer);
         let flush_timeout = self.opts.delivery_timeout + Duration::from_secs(5);
         if let Err(e) = target::flush(&self.producer, flush_timeout) {
             let pending = self.producer.in_flight_count();

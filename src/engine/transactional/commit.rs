@@ -64,28 +64,17 @@ impl Exactly {
                 true
             }
             Err(KafkaError::Transaction(e)) if e.txn_requires_abort() => {
+                // Every copy was delivered and the index entries went last: a refusal for
+                // good now (e.g. adding the index partition to the transaction was not
+                // authorised) is the index's, which must never stop the copy (issue 18).
+                if self.txn.entries && refused_for_good(e.code()) {
+                    self.drop_index(&e.to_string());
+                }
                 self.abort_and_rewind(&KafkaError::Transaction(e), None);
                 false
             }
             Err(e) => {
-                // tansu answers a fenced producer's commit with a timeout, Kafka with a
-                // fatal PRODUCER_FENCED.
-                let fenced = matches!(&e, KafkaError::Transaction(t) if t.is_fatal() || matches!(
-                    t.code(),
-                    RDKafkaErrorCode::OperationTimedOut
-                        | RDKafkaErrorCode::ProducerFenced
-                        | RDKafkaErrorCode::Fenced
-                        | RDKafkaErrorCode::InvalidProducerEpoch
-                ));
-                let hint = if fenced {
-                    "; another instance with the same identity (from --group and --shard) may have taken over"
-                } else {
-                    ""
-                };
-                self.failure = Some(format!(
-                    "exactly-once: committing a transaction on the target as '{}' failed: {e}{hint}; nothing of it is visible to read_committed readers",
-                    self.transactional_id
-                ));
+                self.failure = Some(commit_failed(&self.transactional_id, &e));
                 false
             }
         }
@@ -108,7 +97,7 @@ impl Exactly {
                     // A transaction that must abort refuses the entries too: its commit below
                     // says so, and the abort rewinds (a lost entry only widens a lookup).
                     if let Err(e) = self.send_index() {
-                        log::debug!("positions index entries not sent: {e}");
+                        self.drop_index(&e.to_string());
                     }
                 }
                 Ok(()) => return self.producer.commit_transaction(left),
@@ -152,12 +141,23 @@ impl Exactly {
                 .key(k.as_bytes())
                 .payload(v.as_bytes());
             match target::send(&self.producer, record, || false) {
-                Ok(()) | Err(NotSent::GaveUp) => {}
+                Ok(()) => self.txn.entries = true,
+                Err(NotSent::GaveUp) => {}
                 Err(NotSent::Refused(e)) => return Err(e),
             }
             self.indexed.insert(key, entry);
         }
         Ok(())
+    }
+
+    /// Goes on without the positions index once the target refused an entry, as at-least-once
+    /// does: warns once.
+    fn drop_index(&mut self, error: &str) {
+        if std::mem::take(&mut self.index) {
+            crate::progress::say(&format!(
+                "kreplicate: warning: the target refused an entry of the positions index {INDEX_TOPIC} ({error}): the copy goes on without it, but `kreplicate groups` cannot translate positions of what this run copies"
+            ));
+        }
     }
 
     /// An abortable error: abort the open transaction and continue from what the target shows,
@@ -192,7 +192,17 @@ impl Exactly {
         }
         self.txn = Txn::default();
         // Every report of the aborted transaction was served: the first failure is its cause.
-        if let Some(mut r) = self.producer.context().take().or(refused) {
+        let first = self.producer.context().take().or(refused);
+        if let Some(r) = first.as_ref().filter(|r| r.target == INDEX_TOPIC) {
+            // The index never stops the copy (issue 18): copies were all delivered before its
+            // entries were sent, so the next transaction, without entries, can commit.
+            self.drop_index(&r.error);
+            if let Err(msg) = self.rewind() {
+                self.failure = Some(msg);
+            }
+            return;
+        }
+        if let Some(mut r) = first {
             if r.code.is_some_and(refused_for_good) {
                 if r.source.is_empty() {
                     r.source = self
@@ -218,5 +228,59 @@ impl Exactly {
         if let Err(msg) = self.rewind() {
             self.failure = Some(msg);
         }
+    }
+}
+
+/// Why the run ends after a commit that failed for good. A commit that timed out may still
+/// complete on the broker (Kafka), or be tansu's answer to a fenced producer: what readers
+/// see is not known, so the message says so (issue 18).
+fn commit_failed(id: &str, e: &KafkaError) -> String {
+    use RDKafkaErrorCode as C;
+    let code = match e {
+        KafkaError::Transaction(t) => Some(t.code()),
+        _ => e.rdkafka_error_code(),
+    };
+    if matches!(code, Some(C::OperationTimedOut | C::RequestTimedOut)) {
+        return format!(
+            "exactly-once: committing a transaction on the target as '{id}' timed out: {e}; the transaction's outcome is unknown (it may still commit, or another instance with the same identity, from --group and --shard, may have taken over); the next run resumes from what the target shows"
+        );
+    }
+    let fenced = matches!(e, KafkaError::Transaction(t) if t.is_fatal())
+        || matches!(
+            code,
+            Some(C::ProducerFenced | C::Fenced | C::InvalidProducerEpoch)
+        );
+    let hint = if fenced {
+        "; another instance with the same identity (from --group and --shard) took over"
+    } else {
+        ""
+    };
+    format!(
+        "exactly-once: committing a transaction on the target as '{id}' failed: {e}{hint}; nothing of it is visible to read_committed readers"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn issue_18_a_commit_that_timed_out_has_an_unknown_outcome() {
+        let timed_out = commit_failed(
+            "g.shard-1-of-1",
+            &KafkaError::Flush(RDKafkaErrorCode::OperationTimedOut),
+        );
+        assert!(
+            timed_out.contains("the transaction's outcome is unknown"),
+            "{timed_out}"
+        );
+        assert!(
+            timed_out.contains("the next run resumes from what the target shows"),
+            "{timed_out}"
+        );
+        assert!(
+            !timed_out.contains("nothing of it is visible"),
+            "{timed_out}"
+        );
     }
 }

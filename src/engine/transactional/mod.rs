@@ -6,7 +6,7 @@
 //! (a static shard `i/n`), so a restart fences its zombie. After `init_transactions` (which
 //! closes any transaction the zombie left open), kreplicate reads the tail of each target
 //! partition the way a `read_committed` reader sees it and resumes the source just after the
-//! newest origin offset found there. Resume and readers see the same records on any broker,
+//! origin of the last record of ours found there (in target order). Resume and readers see the same records on any broker,
 //! so no record is skipped or shown twice. Positions are also committed to the source group
 //! after each transaction, for lag monitoring only.
 
@@ -38,6 +38,7 @@ use crate::report::{Copied, Counters, PartitionEnd, Summary};
 use crate::source::{self, classify, Ends, Polled, Warner};
 use crate::target::{self, NotSent};
 use crate::throttle::Throttle;
+use crate::tick::Ticker;
 use crate::topics::{self, Route};
 use crate::trail::Entry;
 
@@ -63,6 +64,8 @@ struct Txn {
     records: u64,
     bytes: u64,
     started: Option<Instant>,
+    /// Positions index entries were sent, after every copy was delivered.
+    entries: bool,
 }
 
 pub(super) struct Exactly {
@@ -85,6 +88,8 @@ pub(super) struct Exactly {
     last_deleted: Option<Instant>,
     released: BTreeMap<(String, i32), PartitionEnd>,
     stamp: Stamp,
+    /// `--start`, for the partitions that existed when the run began.
+    start: source::Start,
     /// Write positions index entries in each transaction; the trails last written.
     index: bool,
     indexed: BTreeMap<(String, i32), Entry>,
@@ -146,6 +151,10 @@ impl Exactly {
             aborts_in_a_row: 0,
             transactional_id: shard.transactional_id(&opts.group),
             scratch: Scratch::default(),
+            start: source::Start::new(
+                opts.start,
+                routes.iter().map(|r| (r.source.as_str(), r.partitions)),
+            ),
             routes,
             skipped: BTreeSet::new(),
             last_deleted: None,
@@ -205,19 +214,6 @@ impl Exactly {
         positions
     }
 
-    /// Fences any zombie, finds where the target stands, and assigns the source there.
-    fn start(&mut self) -> std::result::Result<(), String> {
-        self.producer
-            .init_transactions(self.opts.timeout)
-            .map_err(|e| {
-                format!(
-                    "cannot start transactions on the target as '{}': {e}",
-                    self.transactional_id
-                )
-            })?;
-        self.rewind()
-    }
-
     /// Sets every owned partition's position from what the target holds and (re)assigns the
     /// source consumer there. Used at start and after an aborted transaction.
     fn rewind(&mut self) -> std::result::Result<(), String> {
@@ -228,20 +224,28 @@ impl Exactly {
             found.len(),
             self.parts.len()
         );
-        let fallback = self.group_positions();
+        let fallback = self.group_positions()?;
         let mut tpl = TopicPartitionList::new();
-        // `--start latest` resolved to offsets and committed to the group, where the next run
-        // finds them while the target holds nothing of ours (issue 13).
+        // Committed to the group at once: `--start latest` resolved to offsets, where the next
+        // run finds them while the target holds nothing of ours (issue 13); and what the
+        // target holds where the group is behind it (a run killed between its transaction and
+        // the group's commit), so the group's lag is right also when nothing is left to copy.
         let mut decided = TopicPartitionList::new();
         self.ends = Ends::default();
         for ((topic, partition), owned) in self.parts.iter_mut() {
             let key = (topic.clone(), *partition);
             let start = match (found.get(&key), fallback.get(&key)) {
-                (Some(pos), _) => Offset::Offset(pos.get()),
+                (Some(pos), group) => {
+                    if group.is_none_or(|&g| g < pos.get()) {
+                        let at = Offset::Offset(pos.get());
+                        let _ = decided.add_partition_offset(topic, *partition, at);
+                    }
+                    Offset::Offset(pos.get())
+                }
                 // Nothing of ours on the target yet: the group's position (committed only
                 // after transactions) is a safe lower bound, then --start.
                 (None, Some(&n)) => Offset::Offset(n),
-                (None, None) => match self.opts.start {
+                (None, None) => match self.start.of(topic, *partition) {
                     StartPosition::Earliest => Offset::Beginning,
                     StartPosition::Latest => {
                         let (_, high) = self
@@ -271,7 +275,7 @@ impl Exactly {
             self.consumer
                 .commit(&decided, CommitMode::Sync)
                 .map_err(|e| {
-                    format!("cannot commit the --start latest positions to the source group: {e}")
+                    format!("cannot commit the starting positions to the source group: {e}")
                 })?;
         }
         Ok(())
@@ -281,14 +285,15 @@ impl Exactly {
         let mut last_lag = Instant::now();
         let mut last_refresh = Instant::now();
         let mut warner = Warner::default();
-        let mut since_poll = 0u32;
+        let mut ticker = Ticker::new(Instant::now());
         let max_time = self.opts.txn_max_time;
         let (bytes_limit, records_limit) =
             (self.opts.max_bytes_per_sec, self.opts.max_records_per_sec);
         let mut throttle = Throttle::new(bytes_limit, records_limit, Instant::now());
         while !stop.load(Ordering::Relaxed) && self.failure.is_none() {
             let polled = self.consumer.poll(Duration::from_millis(100));
-            // Read the clock (transaction age, lag) every 256 records, not per record.
+            // Periodic work (reports, transaction age, lag, discovery) every 256 records or
+            // every few milliseconds, whichever comes first; at every poll without a record.
             let mut clock = true;
             match classify(polled) {
                 Polled::Record(msg) => {
@@ -314,16 +319,14 @@ impl Exactly {
                     if let Err((e, refused)) = sent {
                         self.abort_and_rewind(&e, refused.map(|r| *r));
                     }
-                    since_poll += 1;
-                    // Serve delivery reports regularly without a call per record.
-                    clock = since_poll >= 256;
+                    clock = ticker.record(Instant::now());
                     if clock {
-                        self.producer.poll(Duration::ZERO);
-                        since_poll = 0;
+                        target::serve_reports(&self.producer);
                     }
                 }
                 Polled::Idle | Polled::End(_) => {
-                    self.producer.poll(Duration::ZERO);
+                    target::serve_reports(&self.producer);
+                    ticker.done(Instant::now());
                     if self.opts.until_caught_up {
                         match self.ends.check(&self.consumer, &self.opts) {
                             Ok(true) => {

@@ -1,12 +1,13 @@
 //! Where exactly-once resumes: the tail of each target partition as a `read_committed` reader
 //! sees it, and the source group's positions as a lower bound.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::{Duration, Instant};
 
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::KafkaError;
 use rdkafka::message::{Headers, Message};
+use rdkafka::producer::Producer;
 use rdkafka::{Offset, TopicPartitionList};
 
 use super::Exactly;
@@ -16,16 +17,56 @@ use crate::origin::{resume_position, ORIGIN_HEADER};
 use crate::source;
 
 impl Exactly {
+    /// Fences any zombie, finds where the target stands, and assigns the source there. These
+    /// steps (fencing, the group's positions, one tail read per target topic, widened a few
+    /// times, and the assignment) each take up to --timeout, and nothing moves meanwhile:
+    /// /healthz says "starting" until the copy first moves, within their bound (issue 18).
+    pub(super) fn start(&mut self) -> std::result::Result<(), String> {
+        let targets: BTreeSet<&str> = self.parts.values().map(|o| o.target.as_str()).collect();
+        let steps = 3 + 3 * targets.len() as u32;
+        drop(targets);
+        self.progress
+            .starting(Instant::now() + self.opts.timeout.saturating_mul(steps));
+        let started = self.fence_and_rewind();
+        if started.is_err() {
+            self.progress.not_starting();
+        }
+        started
+    }
+
+    fn fence_and_rewind(&mut self) -> std::result::Result<(), String> {
+        self.producer
+            .init_transactions(self.opts.timeout)
+            .map_err(|e| {
+                format!(
+                    "cannot start transactions on the target as '{}': {e}",
+                    self.transactional_id
+                )
+            })?;
+        self.rewind()
+    }
+
     /// The group's committed positions for the owned partitions (for lag monitoring; used
-    /// only as a lower bound when the target holds nothing of ours).
-    pub(super) fn group_positions(&self) -> HashMap<(String, i32), i64> {
+    /// only as a lower bound when the target holds nothing of ours). A failed read fails the
+    /// run, as under at-least-once: taken for "no positions", `--start latest` would commit
+    /// a new "latest" over the old decision and skip the records in between, and `earliest`
+    /// would copy again what the group had covered (issue 18).
+    pub(super) fn group_positions(
+        &self,
+    ) -> std::result::Result<HashMap<(String, i32), i64>, String> {
         let mut tpl = TopicPartitionList::new();
         for (t, p) in self.parts.keys() {
             tpl.add_partition(t, *p);
         }
-        let Ok(got) = self.consumer.committed_offsets(tpl, self.opts.timeout) else {
-            return HashMap::new();
-        };
+        let got = self
+            .consumer
+            .committed_offsets(tpl, self.opts.timeout)
+            .map_err(|e| {
+                format!(
+                    "cannot read the group's committed positions on the source (group '{}'): {e}",
+                    self.opts.group
+                )
+            })?;
         let out = got
             .elements()
             .iter()
@@ -35,7 +76,7 @@ impl Exactly {
             })
             .collect();
         drop(got);
-        out
+        Ok(out)
     }
 
     /// Reads the tail of every owned target partition as a read_committed reader sees it and

@@ -1,0 +1,262 @@
+//! The reference broker: [`Kafka`], one single-node Apache Kafka cluster (KRaft) on loopback,
+//! started through `scripts/kafka.sh` (one implementation of the broker's configuration for
+//! people, benchmarks and tests).
+//!
+//! * [`Kafka::start`] gives a test a cluster of its own: for tests that freeze, kill or
+//!   reconfigure a broker. It is killed and its folder deleted on drop; a watchdog kills it when
+//!   the test process dies without unwinding.
+//! * [`Kafka::shared`] gives the cluster `shared-a` or `shared-b`, started once and reused by every
+//!   test process (nextest runs each test in its own): tests on it use names of their own
+//!   ([`unique`]) for topics and groups. `scripts/test.sh` stops them at the end.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use super::broker::{file_tail, scratch_dir};
+
+pub struct Kafka {
+    /// `127.0.0.1:PORT`, ready for `bootstrap.servers`.
+    pub bootstrap: String,
+    pub port: u16,
+    /// The name `scripts/kafka.sh` knows it by.
+    pub name: String,
+    /// Its folder: server.properties, server.log, data/, ca.pem with TLS.
+    pub dir: PathBuf,
+    pid: u32,
+    watchdog: Option<Child>,
+    frozen: bool,
+    shared: bool,
+}
+
+/// What test clusters change from scripts/kafka.sh's broker: group members with 2 s sessions (the
+/// tests' clients and runs), so a killed member's partitions move on in seconds, not 45 s.
+const TEST_SETTINGS: [&str; 2] = ["--set", "group.min.session.timeout.ms=1000"];
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/kafka.sh")
+}
+
+/// Where the clusters' folders live (the same for every test process, so `shared-*` are shared).
+pub fn kafka_home() -> PathBuf {
+    scratch_dir().join("kafka")
+}
+
+/// `base-PID-N`: a topic or group name no other test (or earlier run on a shared cluster) uses.
+pub fn unique(base: &str) -> String {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    format!(
+        "{base}-{}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed),
+        nanos % 100_000
+    )
+}
+
+fn kafka_sh(args: &[&str]) -> String {
+    let started = Instant::now();
+    let out = Command::new("bash")
+        .arg(script())
+        .args(args)
+        .env("KREPLICATE_KAFKA_HOME", kafka_home())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run scripts/kafka.sh: {e}"));
+    assert!(
+        out.status.success(),
+        "scripts/kafka.sh {} failed ({}) after {:?}:\n{}{}",
+        args.join(" "),
+        out.status,
+        started.elapsed(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The fields of `NAME bootstrap=127.0.0.1:PORT pid=PID dir=DIR`.
+fn parse_line(line: &str) -> (String, u32, PathBuf) {
+    let field = |k: &str| {
+        line.split_whitespace()
+            .find_map(|w| w.strip_prefix(k))
+            .unwrap_or_else(|| panic!("no {k} in kafka.sh's line {line:?}"))
+            .to_string()
+    };
+    (
+        field("bootstrap="),
+        field("pid=").parse().expect("pid"),
+        PathBuf::from(field("dir=")),
+    )
+}
+
+impl Kafka {
+    /// A cluster of this test's own, with the harness's defaults.
+    pub fn start(name: &str) -> Kafka {
+        Kafka::start_with(name, &[])
+    }
+
+    /// A cluster of this test's own; `args` are `scripts/kafka.sh start` options
+    /// (`--protocol SASL_SSL`, `--user alice:pw`, `--acl`, `--set key=value`).
+    pub fn start_with(name: &str, args: &[&str]) -> Kafka {
+        let name = unique(name);
+        let mut argv = vec!["start", name.as_str(), "0"];
+        argv.extend_from_slice(&TEST_SETTINGS);
+        argv.extend_from_slice(args);
+        let line = kafka_sh(&argv);
+        let mut k = Kafka::from_line(&name, &line, false);
+        k.watchdog = spawn_watchdog(k.pid);
+        k
+    }
+
+    /// `shared-a` or `shared-b`: started by the first test that asks, reused by the others.
+    /// Never frozen, killed or reconfigured (take a cluster of your own for that).
+    pub fn shared(which: &str) -> Kafka {
+        let name = format!("shared-{which}");
+        let mut argv = vec!["start", name.as_str(), "0"];
+        argv.extend_from_slice(&TEST_SETTINGS);
+        let line = kafka_sh(&argv);
+        Kafka::from_line(&name, &line, true)
+    }
+
+    fn from_line(name: &str, line: &str, shared: bool) -> Kafka {
+        let (bootstrap, pid, dir) = parse_line(line.trim());
+        let port = bootstrap
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.parse().ok())
+            .expect("port");
+        Kafka {
+            bootstrap,
+            port,
+            name: name.to_string(),
+            dir,
+            pid,
+            watchdog: None,
+            frozen: false,
+            shared,
+        }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    pub fn log_path(&self) -> PathBuf {
+        self.dir.join("server.log")
+    }
+
+    /// Last 4 KiB of the broker's log.
+    pub fn log_tail(&self) -> String {
+        file_tail(&self.log_path(), 4096)
+    }
+
+    /// SIGSTOP: the broker hangs with its sockets open (clients time out; bytes already sent to
+    /// it are applied on thaw).
+    pub fn freeze(&mut self) {
+        assert!(!self.shared, "a shared cluster is never frozen");
+        kafka_sh(&["freeze", &self.name]);
+        self.frozen = true;
+        self.wait_state(|s| s == 'T', "stopped");
+    }
+
+    /// SIGCONT: resume a frozen broker.
+    pub fn thaw(&mut self) {
+        kafka_sh(&["thaw", &self.name]);
+        self.frozen = false;
+        self.wait_state(|s| s != 'T', "running");
+    }
+
+    pub fn is_frozen(&self) -> bool {
+        self.frozen
+    }
+
+    /// SIGKILL: a crash; the log stays on disk for [`Kafka::restart`].
+    pub fn kill(&mut self) {
+        assert!(!self.shared, "a shared cluster is never killed");
+        kafka_sh(&["kill", &self.name]);
+        self.frozen = false;
+    }
+
+    /// Start a killed broker again on its log, on the same port; returns once it answers.
+    /// Takes about `broker.session.timeout.ms` (9 s): its old registration must expire first.
+    pub fn restart(&mut self) {
+        let line = kafka_sh(&["restart", &self.name]);
+        let (_, pid, _) = parse_line(line.trim());
+        if let Some(mut w) = self.watchdog.take() {
+            let _ = w.kill();
+            let _ = w.wait();
+        }
+        self.pid = pid;
+        self.watchdog = spawn_watchdog(pid);
+    }
+
+    fn wait_state(&self, ok: impl Fn(char) -> bool, what: &str) {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            match proc_state(self.pid) {
+                Some(s) if ok(s) => return,
+                None => panic!("kafka {} (pid {}) is gone", self.name, self.pid),
+                Some(s) if Instant::now() > deadline => {
+                    panic!(
+                        "kafka {} (pid {}) not {what}: state {s}",
+                        self.name, self.pid
+                    )
+                }
+                _ => std::thread::sleep(Duration::from_millis(5)),
+            }
+        }
+    }
+}
+
+/// Process state letter from /proc/PID/stat ('T' = stopped), None if gone.
+fn proc_state(pid: u32) -> Option<char> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')')?.1.trim_start().chars().next()
+}
+
+/// `sh` that kills the broker when its stdin (a pipe whose only writer is this test process)
+/// reaches EOF, i.e. when the test process is gone without running Drop.
+fn spawn_watchdog(pid: u32) -> Option<Child> {
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "read _ignored; kill -CONT {pid} 2>/dev/null; kill -KILL {pid} 2>/dev/null"
+        ))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()
+}
+
+impl Drop for Kafka {
+    fn drop(&mut self) {
+        if self.shared {
+            return;
+        }
+        // The watchdog goes first, so it can never signal a recycled pid.
+        if let Some(mut w) = self.watchdog.take() {
+            let _ = w.kill();
+            let _ = w.wait();
+        }
+        // A crash stop is enough for a cluster nobody reads again, and takes no time.
+        for sig in ["-CONT", "-KILL"] {
+            let _ = Command::new("kill")
+                .args([sig, &self.pid.to_string()])
+                .stderr(Stdio::null())
+                .status();
+        }
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while proc_state(self.pid).is_some_and(|s| s != 'Z') && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = fs::remove_dir_all(&self.dir);
+        let _ = fs::remove_file(kafka_home().join(format!(".{}.lock", self.name)));
+    }
+}

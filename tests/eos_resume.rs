@@ -1,0 +1,274 @@
+//! Where exactly-once resumes (issue 18): a failed read of the source group's positions
+//! fails the run, and a recreated source topic resumes after the last record of ours.
+
+use kreplicate::mock::MockKafka;
+use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
+
+use crate::common;
+use crate::kr;
+
+/// The positions index topic the copies write on the target.
+const INDEX_TOPIC: &str = "__kreplicate.index";
+
+/// Regression (issue 18, item 2): the group's positions could not be read (OffsetFetch
+/// refused), and exactly-once took that for "no positions": with `--start latest` it
+/// committed a new "latest" over the old decision (the records in between were never
+/// copied). Now the run fails with exit 1, as at-least-once does, writing and committing
+/// nothing.
+#[test]
+fn issue_18_exactly_once_fails_when_the_group_positions_cannot_be_read() {
+    let a = MockKafka::start(1).unwrap();
+    let b = MockKafka::start(1).unwrap();
+    a.create_topic("t", 2).unwrap();
+    b.create_topic("t", 2).unwrap();
+    let (ab, bb) = (a.bootstrap().unwrap(), b.bootstrap().unwrap());
+    common::produce(&ab, "t", &kr::records(100, 2, "m"));
+    a.cluster().unwrap().request_errors(
+        RDKafkaApiKey::OffsetFetch,
+        &[RDKafkaRespErr::RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED],
+    );
+    let args = kr::caught_up_args(&ab, &bb, "t", "g", "exactly-once", &["--start", "latest"]);
+    let run = kr::run(&args);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stderr
+            .contains("cannot read the group's committed positions on the source"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.json()["records"], 0, "{}", run.stdout);
+    assert_eq!(
+        common::committed(&ab, "g", "t", 2),
+        vec![-1, -1],
+        "no --start latest decision committed over the unread positions"
+    );
+    assert!(common::read_all(&bb, "t").is_empty(), "nothing written");
+}
+
+/// Regression (issue 18, item 3): exactly-once resumed after the largest origin offset in the
+/// target's tail. A source topic deleted and recreated (recovered once with `--on-gap
+/// earliest`) starts again at offset 0, so the next run resumed after the old topic's
+/// highest offset and lost the new topic's records in between. It now resumes after the
+/// last record of ours in target order: the target holds the old topic's records, then the
+/// new topic's, each once.
+#[test]
+fn issue_18_exactly_once_resumes_a_recreated_topic_after_its_last_copied_record() {
+    let a = common::Kafka::start("eos-recreate-a");
+    let b = common::Kafka::start("eos-recreate-b");
+    let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    common::create_topic(ab, "t", 2);
+    common::create_topic(bb, "t", 2);
+    let old = kr::records(600, 2, "old");
+    common::produce(ab, "t", &old);
+    let eos = |extra: &[&'static str]| {
+        let mut v = kr::caught_up_args(ab, bb, "t", "g", "exactly-once", &[]);
+        v.extend_from_slice(extra);
+        kr::run(&v)
+    };
+    let run = eos(&[]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.json()["records"], 600);
+
+    // Recreated with fewer records than the old topic had: the positions the target shows
+    // (300 per partition) are past its end.
+    common::delete_topic(ab, "t");
+    common::create_topic(ab, "t", 2);
+    let mut new = kr::records(1600, 2, "new");
+    let later = new.split_off(200);
+    common::produce(ab, "t", &new);
+    let run = eos(&["--on-gap", "earliest"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.json()["records"], 200, "the new topic's records, once");
+
+    // The new topic grows past where the old one ended; an ordinary run copies what came
+    // since, from the new topic's offset 100 per partition on (not from 300).
+    common::produce(ab, "t", &later);
+    let run = eos(&[]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let dst = common::read_all(bb, "t");
+    for p in 0..2 {
+        let want: Vec<common::Rec> = old
+            .iter()
+            .chain(&new)
+            .chain(&later)
+            .filter(|r| r.partition == p)
+            .cloned()
+            .collect();
+        let got = kr::partition(&dst, p);
+        assert_eq!(
+            got.len(),
+            want.len(),
+            "t[{p}]: 300 old records, then 800 of the new topic, each once"
+        );
+        assert!(
+            got == want,
+            "t[{p}] is not the old topic then the new one, in order"
+        );
+    }
+    assert_eq!(run.json()["records"], 1400, "{}", run.stdout);
+}
+
+/// Regression (issue 18): under exactly-once, a positions index the target refuses (here: not
+/// authorised, from some point of the run on) aborted every transaction and ended the run as
+/// a refused record at offset -1 of the index topic. Now the run warns once and goes on
+/// without the index, as at-least-once does.
+#[test]
+fn issue_18_exactly_once_goes_on_without_an_index_the_target_refuses() {
+    let a = MockKafka::start(1).unwrap();
+    let b = MockKafka::start(1).unwrap();
+    a.create_topic("t", 2).unwrap();
+    b.create_topic("t", 2).unwrap();
+    let (ab, bb) = (a.bootstrap().unwrap(), b.bootstrap().unwrap());
+    common::produce(&ab, "t", &kr::records(200, 2, "before"));
+    let child = kr::spawn(&[
+        "--from",
+        &ab,
+        "--to",
+        &bb,
+        "--topics",
+        "t",
+        "--group",
+        "g",
+        "--guarantee",
+        "exactly-once",
+        "--txn-max-records",
+        "50",
+    ]);
+    // Transactions with index entries committed: the source group shows their positions.
+    let start = std::time::Instant::now();
+    while common::committed(&ab, "g", "t", 2) != vec![100, 100] {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(60),
+            "no commit"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    b.cluster()
+        .unwrap()
+        .topic_error(
+            INDEX_TOPIC,
+            RDKafkaRespErr::RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED,
+        )
+        .unwrap();
+    common::produce(&ab, "t", &kr::records(200, 2, "after"));
+    while common::committed(&ab, "g", "t", 2) != vec![200, 200] {
+        if start.elapsed() > std::time::Duration::from_secs(40) {
+            kr::signal(&child, "INT");
+            let run = kr::wait(child, std::time::Duration::from_secs(60));
+            panic!(
+                "stopped copying: {:?} {run:?}",
+                common::committed(&ab, "g", "t", 2)
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    kr::signal(&child, "INT");
+    let run = kr::wait(child, std::time::Duration::from_secs(60));
+    assert_eq!(run.code, 0, "{run:?}");
+    let warned = run
+        .stderr
+        .matches("the target refused an entry of the positions index")
+        .count();
+    assert_eq!(warned, 1, "{}", run.stderr);
+    // The mock writes no transaction markers: an aborted transaction's copies stay visible,
+    // so compare with duplicates dropped.
+    kr::assert_complete(&ab, &bb, "t", "t", 2);
+}
+
+/// Regression (issue 18): a transaction commit that timed out was reported as fenced, with
+/// "nothing of it is visible"; on Kafka the commit may still complete. The run says what is
+/// known instead, and exits 1.
+#[test]
+fn issue_18_exactly_once_a_commit_that_times_out_has_an_unknown_outcome() {
+    let a = MockKafka::start(1).unwrap();
+    let b = MockKafka::start(1).unwrap();
+    a.create_topic("t", 2).unwrap();
+    b.create_topic("t", 2).unwrap();
+    let (ab, bb) = (a.bootstrap().unwrap(), b.bootstrap().unwrap());
+    common::produce(&ab, "t", &kr::records(100, 2, "m"));
+    // The commit waits --delivery-timeout + 5 s; the coordinator answers after 20 s.
+    b.answer_next(
+        1,
+        RDKafkaApiKey::EndTxn,
+        RDKafkaRespErr::RD_KAFKA_RESP_ERR_NO_ERROR,
+        std::time::Duration::from_secs(20),
+    )
+    .unwrap();
+    let args = kr::caught_up_args(
+        &ab,
+        &bb,
+        "t",
+        "g",
+        "exactly-once",
+        &["--delivery-timeout", "1s"],
+    );
+    let run = kr::run(&args);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stderr.contains("timed out")
+            && run.stderr.contains("the transaction's outcome is unknown")
+            && run
+                .stderr
+                .contains("the next run resumes from what the target shows")
+            && !run.stderr.contains("nothing of it is visible"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// Regression (issue 18): `/healthz` answered 503 during a long exactly-once start (here the
+/// target's coordinator answers InitProducerId after 4 s, longer than `--delivery-timeout`):
+/// nothing moves while the run fences and reads the target's tail, and that is no stall. It
+/// now says "starting" (200) until the start steps are over, then "ok" as the copy moves.
+#[test]
+fn issue_18_healthz_is_healthy_during_a_long_exactly_once_start() {
+    let a = MockKafka::start(1).unwrap();
+    let b = MockKafka::start(1).unwrap();
+    a.create_topic("t", 2).unwrap();
+    b.create_topic("t", 2).unwrap();
+    let (ab, bb) = (a.bootstrap().unwrap(), b.bootstrap().unwrap());
+    common::produce(&ab, "t", &kr::records(100, 2, "m"));
+    b.answer_next(
+        1,
+        RDKafkaApiKey::InitProducerId,
+        RDKafkaRespErr::RD_KAFKA_RESP_ERR_NO_ERROR,
+        std::time::Duration::from_secs(4),
+    )
+    .unwrap();
+    let addr = format!("127.0.0.1:{}", common::free_port());
+    let args = kr::caught_up_args(
+        &ab,
+        &bb,
+        "t",
+        "g",
+        "exactly-once",
+        &[
+            "--delivery-timeout",
+            "1s",
+            "--txn-max-time",
+            "200ms",
+            "--metrics-addr",
+            &addr,
+        ],
+    );
+    let mut child = kr::spawn(&args);
+    let url = format!("http://{addr}/healthz");
+    let mut answers: Vec<(u16, String)> = Vec::new();
+    while child.try_wait().expect("wait").is_none() {
+        // Refused before the server listens and after the run ended.
+        if let Ok((status, body)) = common::http_get(&url) {
+            if answers.last() != Some(&(status, body.clone())) {
+                answers.push((status, body));
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let run = kr::wait(child, std::time::Duration::from_secs(10));
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.json()["records"], 100);
+    assert!(
+        answers.iter().any(|(_, body)| body == "starting\n"),
+        "{answers:?}"
+    );
+    assert!(answers.iter().all(|(s, _)| *s == 200), "{answers:?}");
+}

@@ -1,0 +1,138 @@
+//! A source topic that grows while a continuous run copies it (Apache Kafka: tansu has no
+//! CreatePartitions). The first record of a new partition lands in the same target partition,
+//! under at-least-once and exactly-once, with `--create-topics` (kreplicate adds the target's
+//! partitions) and without (the target was grown by hand). Records written to a new partition
+//! before the run noticed it are copied too, even under `--start latest`: `--start` is for the
+//! partitions that existed when the run began. Shared clusters, names of their own.
+
+use std::time::{Duration, Instant};
+
+use crate::common::{self, Kafka};
+use crate::kr;
+
+/// Waits until the group's committed positions on `a` reach `want` (the run's `--start latest`
+/// decision is committed at once): records produced after that are after the decision.
+fn wait_committed(a: &str, group: &str, topic: &str, want: &[i64]) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let got = common::committed(a, group, topic, want.len() as i32);
+        if got == want {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{group} committed {got:?} on {topic}, want {want:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn grown_topic_is_followed(guarantee: &str, create_topics: bool) {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let topic = common::unique("grow");
+    let group = common::unique("g-grow");
+    common::create_topic(&a.bootstrap, &topic, 1);
+    if !create_topics {
+        common::create_topic(&b.bootstrap, &topic, 1);
+    }
+    // Before the run: left behind by --start latest.
+    common::produce(&a.bootstrap, &topic, &kr::records(40, 1, "before"));
+
+    let mut args = vec![
+        "--from",
+        &a.bootstrap,
+        "--to",
+        &b.bootstrap,
+        "--topics",
+        &topic,
+        "--group",
+        &group,
+        "--guarantee",
+        guarantee,
+        "--start",
+        "latest",
+        "--refresh-topics",
+        "1s",
+        "--json",
+    ];
+    if create_topics {
+        args.push("--create-topics");
+    }
+    args.extend_from_slice(&kr::FAST_GROUP);
+    let mut child = Some(kr::spawn(&args));
+    wait_committed(&a.bootstrap, &group, &topic, &[40]);
+
+    let after = kr::records(30, 1, "after");
+    common::produce(&a.bootstrap, &topic, &after);
+    kr::wait_for_records(
+        &b.bootstrap,
+        &topic,
+        30,
+        Duration::from_secs(60),
+        &mut child,
+    );
+
+    // The source grows; records land in the new partitions before the run can notice.
+    if !create_topics {
+        common::add_partitions(&b.bootstrap, &topic, 3);
+    }
+    common::add_partitions(&a.bootstrap, &topic, 3);
+    let mut grown = kr::records(60, 3, "grown");
+    grown.retain(|r| r.partition > 0);
+    common::produce(&a.bootstrap, &topic, &grown);
+    kr::wait_for_records(
+        &b.bootstrap,
+        &topic,
+        70,
+        Duration::from_secs(60),
+        &mut child,
+    );
+    let run = kr::stop(&mut child);
+
+    assert_eq!(common::partition_count(&b.bootstrap, &topic), 3);
+    let src = common::read_all(&a.bootstrap, &topic);
+    let dst = common::read_all(&b.bootstrap, &topic);
+    assert_eq!(
+        kr::partition(&dst, 0),
+        kr::partition(&src, 0)[40..].to_vec(),
+        "[0]: exactly the records after the --start latest decision\n{}",
+        run.stderr
+    );
+    for p in 1..3 {
+        assert_eq!(
+            kr::partition(&dst, p),
+            kr::partition(&src, p),
+            "[{p}]: the new partition from its first record, in the same target partition\n{}",
+            run.stderr
+        );
+        assert_eq!(kr::partition(&dst, p).len(), 20);
+    }
+    assert!(
+        run.stderr.contains(&format!(
+            "source topic '{topic}' grew to 3 partitions: copying them all"
+        )),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.json()["records"], 70, "{}", run.stdout);
+}
+
+#[test]
+fn issue_18_a_grown_source_is_followed_with_create_topics_at_least_once() {
+    grown_topic_is_followed("at-least-once", true);
+}
+
+#[test]
+fn issue_18_a_grown_source_is_followed_with_create_topics_exactly_once() {
+    grown_topic_is_followed("exactly-once", true);
+}
+
+#[test]
+fn issue_18_a_target_grown_by_hand_is_followed_at_least_once() {
+    grown_topic_is_followed("at-least-once", false);
+}
+
+#[test]
+fn issue_18_a_target_grown_by_hand_is_followed_exactly_once() {
+    grown_topic_is_followed("exactly-once", false);
+}
