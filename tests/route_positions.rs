@@ -146,9 +146,11 @@ fn issue_18_the_old_default_group_still_resumes() {
             .contains(&format!("starting from those of '{legacy}'")),
         "{new:?}"
     );
+    let group = format!("kreplicate.{}", common::cluster_id(bb));
     assert_eq!(
-        common::committed(ab, "kreplicate.old-b", "events", 2),
-        vec![105, 105]
+        common::committed(ab, &group, "events", 2),
+        vec![105, 105],
+        "{new:?}"
     );
     kr::assert_complete(ab, bb, "events", "events", 2);
 }
