@@ -59,7 +59,7 @@ _kreplicate() {
 
     case "${cmd}" in
         kreplicate)
-            opts="-X -q -v -h -V --from --to --topics --exclude --rename --config --from-property --to-property --guarantee --group --until-caught-up --refresh-topics --json --start --on-gap --create-topics --config-exclude --sync-configs --max-bytes-per-sec --max-records-per-sec --replication-factor --delivery-timeout --timeout --commit-interval --join-timeout --shard --no-origin-header --sync-groups --sync-groups-interval --txn-max-records --txn-max-bytes --txn-max-time --metrics-addr --metrics-file --metrics-file-interval --quiet --verbose --help --version demo verify plan groups generate help"
+            opts="-X -q -v -h -V --from --to --topics --exclude --rename --config --from-property --to-property --guarantee --group --trust-group-positions --until-caught-up --refresh-topics --json --start --on-gap --create-topics --config-exclude --sync-configs --max-bytes-per-sec --max-records-per-sec --replication-factor --delivery-timeout --timeout --commit-interval --join-timeout --shard --no-origin-header --sync-groups --sync-groups-interval --txn-max-records --txn-max-bytes --txn-max-time --metrics-addr --metrics-file --metrics-file-interval --quiet --verbose --help --version demo verify plan groups generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -389,7 +389,7 @@ _kreplicate() {
             return 0
             ;;
         kreplicate__subcmd__plan)
-            opts="-X -q -v -h --from --to --topics --exclude --rename --config --from-property --to-property --guarantee --group --until-caught-up --refresh-topics --json --start --on-gap --create-topics --config-exclude --sync-configs --max-bytes-per-sec --max-records-per-sec --replication-factor --delivery-timeout --timeout --commit-interval --join-timeout --shard --no-origin-header --sync-groups --sync-groups-interval --txn-max-records --txn-max-bytes --txn-max-time --metrics-addr --metrics-file --metrics-file-interval --quiet --verbose --help"
+            opts="-X -q -v -h --from --to --topics --exclude --rename --config --from-property --to-property --guarantee --group --trust-group-positions --until-caught-up --refresh-topics --json --start --on-gap --create-topics --config-exclude --sync-configs --max-bytes-per-sec --max-records-per-sec --replication-factor --delivery-timeout --timeout --commit-interval --join-timeout --shard --no-origin-header --sync-groups --sync-groups-interval --txn-max-records --txn-max-bytes --txn-max-time --metrics-addr --metrics-file --metrics-file-interval --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kreplicate_global_optspecs
-    string join \n from= to= topics= exclude= rename= config= X/from-property= to-property= guarantee= group= until-caught-up refresh-topics= json start= on-gap= create-topics config-exclude= sync-configs max-bytes-per-sec= max-records-per-sec= replication-factor= delivery-timeout= timeout= commit-interval= join-timeout= shard= no-origin-header sync-groups= sync-groups-interval= txn-max-records= txn-max-bytes= txn-max-time= metrics-addr= metrics-file= metrics-file-interval= q/quiet v/verbose h/help V/version
+    string join \n from= to= topics= exclude= rename= config= X/from-property= to-property= guarantee= group= trust-group-positions until-caught-up refresh-topics= json start= on-gap= create-topics config-exclude= sync-configs max-bytes-per-sec= max-records-per-sec= replication-factor= delivery-timeout= timeout= commit-interval= join-timeout= shard= no-origin-header sync-groups= sync-groups-interval= txn-max-records= txn-max-bytes= txn-max-time= metrics-addr= metrics-file= metrics-file-interval= q/quiet v/verbose h/help V/version
 end
 
 function __fish_kreplicate_needs_command
@@ -35,7 +35,7 @@ complete -c kreplicate -n "__fish_kreplicate_needs_command" -l to-property -d 'l
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l guarantee -d 'Delivery guarantee [default: at-least-once]' -r -f -a "none\t'Fastest: offsets are committed as records are read; records may be lost on failure'
 at-least-once\t'Commit only what the target acknowledged; duplicates possible after a failure'
 exactly-once\t'Transactional copy; the target holds the positions; read_committed readers of the target see every record once'"
-complete -c kreplicate -n "__fish_kreplicate_needs_command" -l group -d 'Source consumer group holding the committed positions [default: kreplicate.<TO>]' -r
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l group -d 'Source consumer group holding the committed positions [default: kreplicate.<TARGET CLUSTER ID>, plus .<RENAME> with --rename]' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l refresh-topics -d 'Without --until-caught-up: how often to look at the source\'s topics again (e.g. 30s, 5m, or off). New topics matching --topics (less --exclude) are copied from their beginning (or --start), deleted ones stop being copied, and partitions added to a source topic are followed when the target has as many (--create-topics adds them) [default: 60s]. Refused with --until-caught-up, which copies the topics found at start' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l start -d 'Where a group with no committed position starts [default: earliest]; partitions that appear while a run copies start at their beginning' -r -f -a "earliest\t'The oldest record still in the source'
 latest\t'Only records written after the run starts'"
@@ -59,6 +59,7 @@ complete -c kreplicate -n "__fish_kreplicate_needs_command" -l txn-max-time -d '
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l metrics-addr -d 'Serve Prometheus metrics at http://HOST:PORT/metrics and a health check at /healthz (503 once the copy stalled for longer than --delivery-timeout)' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l metrics-file -d 'Write the same metrics to PATH (atomically: a temporary file renamed over it) while running and at exit, for node_exporter\'s textfile collector' -r -F
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l metrics-file-interval -d 'How often --metrics-file is rewritten while the run copies [default: 15s]' -r
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l trust-group-positions -d 'Start from the group\'s positions even where the target partition is empty or was just created (without it such a run refuses: the positions may belong to another copy)'
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l until-caught-up -d 'Copy up to the end of every partition as seen at start, commit, and exit 0'
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l json -d 'Print one JSON summary object on stdout on every exit, errors included (human output stays on stderr)'
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l create-topics -d 'Create missing target topics with the source\'s partition count and the configs set on the source topic (cleanup.policy, retention.*, segment.*, ...), less the excluded ones (see --config-exclude)'
@@ -105,7 +106,7 @@ complete -c kreplicate -n "__fish_kreplicate_using_subcommand plan" -l to-proper
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand plan" -l guarantee -d 'Delivery guarantee [default: at-least-once]' -r -f -a "none\t'Fastest: offsets are committed as records are read; records may be lost on failure'
 at-least-once\t'Commit only what the target acknowledged; duplicates possible after a failure'
 exactly-once\t'Transactional copy; the target holds the positions; read_committed readers of the target see every record once'"
-complete -c kreplicate -n "__fish_kreplicate_using_subcommand plan" -l group -d 'Source consumer group holding the committed positions [default: kreplicate.<TO>]' -r
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand plan" -l group -d 'Source consumer group holding the committed positions [default: kreplicate.<TARGET CLUSTER ID>, plus .<RENAME> with --rename]' -r
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand plan" -l refresh-topics -d 'Without --until-caught-up: how often to look at the source\'s topics again (e.g. 30s, 5m, or off). New topics matching --topics (less --exclude) are copied from their beginning (or --start), deleted ones stop being copied, and partitions added to a source topic are followed when the target has as many (--create-topics adds them) [default: 60s]. Refused with --until-caught-up, which copies the topics found at start' -r
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand plan" -l start -d 'Where a group with no committed position starts [default: earliest]; partitions that appear while a run copies start at their beginning' -r -f -a "earliest\t'The oldest record still in the source'
 latest\t'Only records written after the run starts'"
@@ -129,6 +130,7 @@ complete -c kreplicate -n "__fish_kreplicate_using_subcommand plan" -l txn-max-t
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand plan" -l metrics-addr -d 'Serve Prometheus metrics at http://HOST:PORT/metrics and a health check at /healthz (503 once the copy stalled for longer than --delivery-timeout)' -r
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand plan" -l metrics-file -d 'Write the same metrics to PATH (atomically: a temporary file renamed over it) while running and at exit, for node_exporter\'s textfile collector' -r -F
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand plan" -l metrics-file-interval -d 'How often --metrics-file is rewritten while the run copies [default: 15s]' -r
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand plan" -l trust-group-positions -d 'Start from the group\'s positions even where the target partition is empty or was just created (without it such a run refuses: the positions may belong to another copy)'
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand plan" -l until-caught-up -d 'Copy up to the end of every partition as seen at start, commit, and exit 0'
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand plan" -l json -d 'Print one JSON summary object on stdout on every exit, errors included (human output stays on stderr)'
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand plan" -l create-topics -d 'Create missing target topics with the source\'s partition count and the configs set on the source topic (cleanup.policy, retention.*, segment.*, ...), less the excluded ones (see --config-exclude)'

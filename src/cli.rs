@@ -108,9 +108,15 @@ pub struct CopyArgs {
     #[arg(long, value_enum)]
     pub guarantee: Option<Guarantee>,
 
-    /// Source consumer group holding the committed positions [default: kreplicate.<TO>]
+    /// Source consumer group holding the committed positions [default: kreplicate.<TARGET
+    /// CLUSTER ID>, plus .<RENAME> with --rename]
     #[arg(long, value_name = "ID")]
     pub group: Option<String>,
+
+    /// Start from the group's positions even where the target partition is empty or was just
+    /// created (without it such a run refuses: the positions may belong to another copy)
+    #[arg(long)]
+    pub trust_group_positions: bool,
 
     /// Copy up to the end of every partition as seen at start, commit, and exit 0
     #[arg(long)]

@@ -63,6 +63,9 @@ pub struct ClusterSpec {
     pub bootstrap: String,
     /// Passthrough librdkafka properties, config file first, then flags.
     pub properties: Vec<(String, String)>,
+    /// The config file's `clusters.NAME.id`: the cluster's identity when its brokers report
+    /// no cluster id (origins, loop prevention and the default group name it).
+    pub id: Option<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -122,7 +125,14 @@ pub struct RunOptions {
     pub exclude: Option<TopicSelection>,
     pub guarantee: Guarantee,
     pub rename: String,
+    /// `--group`; without one, the old-style default (`kreplicate.<TO as spelled>`) until the
+    /// start replaces it with the route's default (see `group_is_default`).
     pub group: String,
+    /// No `--group` (nor config `group`): the group is named after the target cluster's
+    /// identity and `--rename` once the target answered.
+    pub group_is_default: bool,
+    /// `--trust-group-positions`: start from the group's positions even on an empty target.
+    pub trust_group_positions: bool,
     pub until_caught_up: bool,
     /// How often a continuous run looks at the source's topics again (`--refresh-topics`);
     /// `None` with `--until-caught-up` or `--refresh-topics off`.

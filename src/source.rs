@@ -337,6 +337,46 @@ pub(crate) fn gap_message<C: ConsumerContext>(
     )
 }
 
+/// Each partition's (low, high) watermarks from a Fetch response, never ListOffsets LATEST
+/// (which tansu gets wrong): the partitions are assigned at `start` and polled until each
+/// answered or `timeout` passed; records read on the way are dropped. A partition that did
+/// not answer in time is missing from the map.
+pub(crate) fn fetched_bounds<C: ConsumerContext>(
+    consumer: &BaseConsumer<C>,
+    start: &TopicPartitionList,
+    timeout: Duration,
+) -> KafkaResult<std::collections::HashMap<(String, i32), (i64, i64)>> {
+    use rdkafka::message::Message;
+    assign(consumer, start)?;
+    let mut pending: Vec<(String, i32)> = start
+        .elements()
+        .iter()
+        .map(|e| (e.topic().to_string(), e.partition()))
+        .collect();
+    let mut out = std::collections::HashMap::new();
+    let deadline = Instant::now() + timeout;
+    while !pending.is_empty() && Instant::now() < deadline {
+        if let Polled::Record(m) = classify(consumer.poll(Duration::from_millis(100))) {
+            // Keep the poll cheap: only the partition that answered is looked at.
+            let key = (m.topic().to_string(), m.partition());
+            if let Some(b) = cached_watermarks(consumer, &key.0, key.1) {
+                pending.retain(|k| *k != key);
+                out.insert(key, b);
+            }
+            continue;
+        }
+        // A partition-EOF names only the partition: check every one still pending.
+        pending.retain(|(t, p)| match cached_watermarks(consumer, t, *p) {
+            Some(b) => {
+                out.insert((t.clone(), *p), b);
+                false
+            }
+            None => true,
+        });
+    }
+    Ok(out)
+}
+
 /// librdkafka's cached watermarks for a partition, taken from the last Fetch response
 /// (not ListOffsets). `None` until a fetch answered.
 pub(crate) fn cached_watermarks<C: ConsumerContext>(

@@ -142,6 +142,32 @@ where
     }
 }
 
+/// Sends the copy of `msg` (none and at-least-once: its source offset is the opaque). A copy
+/// that only its origin header made larger than the producer's limit goes without the header
+/// rather than not at all (an opposite run may copy it back once; nothing is lost): true then.
+pub(crate) fn send_copy<C>(
+    producer: &BaseProducer<C>,
+    (msg, target, headers): (&BorrowedMessage<'_>, &str, Option<OwnedHeaders>),
+    offset: i64,
+    give_up: impl Fn() -> bool,
+) -> std::result::Result<bool, NotSent>
+where
+    C: ProducerContext<DeliveryOpaque = usize>,
+{
+    let stamped = headers
+        .as_ref()
+        .is_some_and(|h| h.iter().any(|x| x.key == ORIGIN_HEADER));
+    let record = copy_record(msg, target, headers, offset as usize);
+    match send(producer, record, &give_up) {
+        Err(NotSent::Refused(e)) if stamped && too_large(&e) => {
+            let plain = msg.headers().map(|h| h.detach());
+            let record = copy_record(msg, target, plain, offset as usize);
+            send(producer, record, give_up).map(|()| true)
+        }
+        sent => sent.map(|()| false),
+    }
+}
+
 /// Waits until every record sent was acknowledged (or failed) and its report served.
 pub(crate) fn flush<C: ProducerContext>(
     producer: &BaseProducer<C>,
@@ -234,6 +260,19 @@ pub(crate) fn headers_for(
         key: ORIGIN_HEADER,
         value: Some(buf.as_bytes()),
     }))
+}
+
+/// True when the producer refused a record as larger than its `message.max.bytes`.
+pub(crate) fn too_large(e: &KafkaError) -> bool {
+    matches!(
+        e,
+        KafkaError::MessageProduction(RDKafkaErrorCode::MessageSizeTooLarge)
+    )
+}
+
+/// The warning, once per partition, about a record copied without its origin header.
+pub(crate) fn unstamped_notice(topic: &str, partition: i32, offset: i64) -> String {
+    format!("{topic}[{partition}] offset {offset} fits the target only without its kreplicate.origin header: copied without it (counted as unstamped; raise the target's max.message.bytes and the producer's message.max.bytes to keep the header)")
 }
 
 /// True when `msg` was copied from the target cluster (an origin header names it): copying it

@@ -194,7 +194,9 @@ pub fn decide(x: i64, first: Option<i64>, copied: Option<i64>, end: i64) -> Tran
 }
 
 /// The first record of `records` (target offset, origin offset if the record is ours; in
-/// target order, as a reader sees them) whose origin is ≥ `x`.
+/// target order, as a reader sees them) whose origin is ≥ `x`: the definition the tests
+/// check [`Search`] and the index's ranges against.
+#[cfg(test)]
 pub fn first_at_or_after(
     records: impl IntoIterator<Item = (i64, Option<i64>)>,
     x: i64,
@@ -244,6 +246,45 @@ pub fn with_returned(copies: Translation, returned: Option<i64>) -> Translation 
     match (copies, returned) {
         (Translation::At(t), Some(o)) => Translation::At(t.min(o)),
         (t, _) => t,
+    }
+}
+
+/// The search for the first target record whose origin is ≥ `x`, one record at a time, in
+/// target order (pure). A record without any origin header may be a copy sent without it (too
+/// large with it, issue 18): the answer lands on the first such record after the last of ours
+/// below `x`, so a consumer moved there may read a record again but never misses one. Records
+/// without origin before any of ours are another writer's, as before.
+#[derive(Debug, Default)]
+pub struct Search {
+    seen_ours: bool,
+    unstamped: Option<i64>,
+}
+
+impl Search {
+    /// One more record: `origin` is `None` without an origin header, `Some(None)` for an
+    /// origin that is not ours, `Some(Some(o))` for ours. The answer once found.
+    pub fn record(&mut self, offset: i64, origin: Option<Option<i64>>, x: i64) -> Option<i64> {
+        match origin {
+            None => {
+                if self.seen_ours {
+                    self.unstamped.get_or_insert(offset);
+                }
+                None
+            }
+            Some(Some(o)) if o >= x => Some(self.unstamped.unwrap_or(offset)),
+            Some(Some(_)) => {
+                self.seen_ours = true;
+                self.unstamped = None;
+                None
+            }
+            Some(None) => None,
+        }
+    }
+
+    /// A record without origin after the last of ours below `x`, when nothing was found: where
+    /// a copy that has passed `x` lands instead of the partition's end.
+    pub fn leftover(&self) -> Option<i64> {
+        self.unstamped
     }
 }
 

@@ -386,3 +386,26 @@ fn issue_18_without_records_from_the_target_nothing_changes() {
     assert!(seen.see(Some(10)));
     assert_eq!(seen.least, Some(4));
 }
+
+#[test]
+fn issue_18_a_record_without_origin_is_not_skipped_by_translation() {
+    let run = |recs: &[(i64, Option<Option<i64>>)], x: i64| {
+        let mut s = Search::default();
+        recs.iter()
+            .find_map(|(t, o)| s.record(*t, *o, x))
+            .or(s.leftover())
+    };
+    // Ours at 10 (origin 4), a copy sent without its header at 11, ours at 12 (origin 6).
+    let recs = [(10, Some(Some(4))), (11, None), (12, Some(Some(6)))];
+    assert_eq!(run(&recs, 5), Some(11));
+    assert_eq!(run(&recs, 6), Some(11));
+    assert_eq!(run(&recs, 4), Some(10));
+    // Another writer's records (an origin, not ours) change nothing.
+    let recs = [(0, Some(Some(1))), (1, Some(None)), (2, Some(Some(3)))];
+    assert_eq!(run(&recs, 2), Some(2));
+    // Nothing of ours at or past x, but a record without origin after ours: land there.
+    assert_eq!(run(&[(0, Some(Some(1))), (1, None)], 2), Some(1));
+    assert_eq!(run(&[(0, Some(Some(1)))], 2), None);
+    // Records without origin before any of ours are another writer's.
+    assert_eq!(run(&[(0, None), (1, Some(Some(5)))], 2), Some(1));
+}

@@ -53,8 +53,8 @@ fn faithful_copy_of_several_topics_until_caught_up_then_nothing() {
         for p in 0..parts {
             assert_eq!(kr::partition(&dst, p), kr::partition(&src, p), "{t}[{p}]");
         }
-        // The default group is named after the target.
-        let group = format!("kreplicate.{}", b.bootstrap.replace(':', "_"));
+        // The default group is named after the target cluster's id.
+        let group = format!("kreplicate.{}", common::cluster_id(&b.bootstrap));
         let committed = common::committed(&a.bootstrap, &group, t, parts);
         for p in 0..parts {
             let end = src

@@ -27,6 +27,8 @@ pub struct ClusterEntry {
     /// librdkafka properties for every client talking to this cluster (TLS, SASL, ...).
     #[serde(default)]
     pub properties: BTreeMap<String, serde_yaml::Value>,
+    /// The cluster's identity, for brokers that report no cluster id.
+    pub id: Option<String>,
 }
 
 /// Defaults for flags; a flag given on the command line wins.
@@ -40,6 +42,7 @@ pub struct Defaults {
     pub guarantee: Option<Guarantee>,
     pub rename: Option<String>,
     pub group: Option<String>,
+    pub trust_group_positions: Option<bool>,
     pub start: Option<StartPosition>,
     pub on_gap: Option<GapPolicy>,
     pub delivery_timeout: Option<String>,

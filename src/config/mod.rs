@@ -98,11 +98,9 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
         rename,
     } = endpoints(&args.ends, file)?;
     let guarantee = args.guarantee.or(d.guarantee).unwrap_or_default();
-    let group = args
-        .group
-        .clone()
-        .or_else(|| d.group.clone())
-        .unwrap_or_else(|| default_group(&to.name));
+    let given = args.group.clone().or_else(|| d.group.clone());
+    let group_is_default = given.is_none();
+    let group = given.unwrap_or_else(|| legacy_group(&to.name));
     if group.trim().is_empty() {
         return Err(Error::usage("--group is empty"));
     }
@@ -247,6 +245,9 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
         guarantee,
         rename,
         group,
+        group_is_default,
+        trust_group_positions: args.trust_group_positions
+            || d.trust_group_positions.unwrap_or(false),
         until_caught_up: args.until_caught_up,
         refresh_topics: refresh_topics(args, d)?,
         start: args.start.or(d.start).unwrap_or_default(),
@@ -328,8 +329,9 @@ fn rate_limits(args: &CopyArgs, d: &Defaults) -> Result<(Option<u64>, Option<u64
     Ok((bytes, records))
 }
 
-/// Default source consumer group: stable per target, so cron runs resume where they stopped.
-fn default_group(to: &str) -> String {
+/// The default group before issue 18, named after `--to` as spelled: a run whose route
+/// default group holds no positions yet resumes from this one's (see `engine::positions`).
+fn legacy_group(to: &str) -> String {
     let clean: String = to
         .chars()
         .map(|c| {
@@ -357,10 +359,17 @@ pub fn cluster(file: &FileConfig, value: &str, flag: &str) -> Result<ClusterSpec
             let path = format!("clusters.{value}.properties.{k}");
             properties.push((k.clone(), property_value(v, &path)?));
         }
+        let id = entry.id.as_deref().map(str::trim);
+        if id.is_some_and(|i| i.is_empty() || i.contains('/')) {
+            return Err(Error::usage(format!(
+                "config: clusters.{value}.id must be a non-empty name without '/'"
+            )));
+        }
         return Ok(ClusterSpec {
             name: value.to_string(),
             bootstrap: entry.bootstrap.trim().to_string(),
             properties,
+            id: id.map(String::from),
         });
     }
     if is_bootstrap_list(value) {
@@ -368,6 +377,7 @@ pub fn cluster(file: &FileConfig, value: &str, flag: &str) -> Result<ClusterSpec
             name: value.to_string(),
             bootstrap: value.to_string(),
             properties: Vec::new(),
+            id: None,
         });
     }
     let known: Vec<&str> = file.clusters.keys().map(String::as_str).collect();

@@ -4,12 +4,13 @@
 //! checkpoint. They share the source and target sides, never each other.
 
 mod acked;
+pub mod positions;
 mod transactional;
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::kafka;
 use crate::options::{Guarantee, RunOptions};
 use crate::report::{Counters, Summary};
@@ -35,15 +36,43 @@ impl Replicator {
     /// topics when asked) and builds the clients. Any error is a usage error: nothing was
     /// consumed, produced or committed.
     pub fn prepare(opts: &RunOptions, progress: Arc<Counters>) -> Result<Self> {
-        let consumer_cfg = kafka::consumer_config(opts)?;
-        let producer_cfg = kafka::producer_config(opts)?;
+        // Bad properties are refused before anything connects.
+        kafka::consumer_config(opts)?;
+        kafka::producer_config(opts)?;
+        let found = topics::inspect(opts)?;
+        let mut opts = opts.clone();
+        let settled = match found.refusal {
+            Some(_) => positions::Settled::default(),
+            None => {
+                let (source_id, target_id) = found.reported_ids();
+                let source_id = source_id.or(opts.from.id.as_deref()).map(String::from);
+                let target_id = positions::group_identity(&opts.to, target_id);
+                positions::settle(
+                    &mut opts,
+                    &target_id,
+                    source_id.as_deref(),
+                    &found.routes(),
+                    &found.missing_targets(),
+                )?
+            }
+        };
+        if let Some(why) = &settled.refusal {
+            return Err(Error::usage(why.clone()));
+        }
         let topics::Applied {
             routes,
-            warnings,
+            mut warnings,
             later,
             stamp,
             index,
-        } = topics::apply(opts, topics::inspect(opts)?)?;
+        } = topics::apply(&opts, found)?;
+        positions::migrate(&opts, &settled)?;
+        warnings.extend(settled.warnings);
+        opts.group_is_default = false;
+        let opts = &opts;
+        // The group is named now (a default one after the target's identity).
+        let consumer_cfg = kafka::consumer_config(opts)?;
+        let producer_cfg = kafka::producer_config(opts)?;
         if let Some(later) = later {
             // Config drift is advice: reported while the copy starts, never delaying it.
             let (opts, progress) = (opts.clone(), progress.clone());

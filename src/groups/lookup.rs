@@ -86,6 +86,7 @@ impl Target {
     ) -> Result<Found> {
         let mut read = 0u64;
         let mut first = None;
+        let mut search = trail::Search::default();
         let mut end = 0;
         for (from, to) in trail::ranges(entries, x) {
             end = self.read(target, partition, from, to, |m| {
@@ -96,24 +97,22 @@ impl Target {
                         .last()
                         .and_then(|h| h.value)
                 });
-                let ours = origin.and_then(|v| offset_from(v, cluster, topic, partition));
-                if trail::first_at_or_after([(m.offset(), ours)], x).is_some() {
-                    first = Some(m.offset());
-                    return true;
-                }
-                false
+                let ours = origin.map(|v| offset_from(v, cluster, topic, partition));
+                first = search.record(m.offset(), ours, x);
+                first.is_some()
             })?;
             if first.is_some() {
                 break;
             }
         }
+
         Ok(Found {
             // Position 0 is covered by any copy: nothing comes before it.
             translation: trail::decide(
                 x,
                 first,
                 trail::copied(entries).or((x == 0).then_some(0)),
-                end,
+                search.leftover().unwrap_or(end),
             ),
             records_read: read,
         })

@@ -148,6 +148,11 @@ impl Collector for Scrape {
                 &c.skipped,
             ),
             (
+                "unstamped_records",
+                "Records copied without the origin header: with it they exceeded the target's size limit",
+                &c.unstamped,
+            ),
+            (
                 "rebalances",
                 "Partition assignments this process received: one per group rebalance (a static --shard assigns once)",
                 &c.rebalances,

@@ -18,6 +18,7 @@ use rdkafka::{Offset, TopicPartitionList};
 use self::report::{PartitionPlan, Plan};
 use crate::cli::CopyArgs;
 use crate::config;
+use crate::engine::positions;
 use crate::error::{Error, Exit, Result};
 use crate::kafka;
 use crate::options::{Guarantee, RunOptions};
@@ -28,12 +29,32 @@ use crate::topics::{self, TopicCheck};
 pub fn run(args: &CopyArgs) -> Result<Exit> {
     let (path, required) = config::config_path(args.ends.config.as_deref());
     let file = config::load_file(path.as_deref(), required)?;
-    let opts = config::resolve(args, &file)?;
+    let mut opts = config::resolve(args, &file)?;
     // A real run refuses bad client properties before it connects.
     kafka::consumer_config(&opts)?;
     kafka::producer_config(&opts)?;
     let mut found = topics::inspect(&opts)?;
     found.compare_configs(&opts)?;
+    // As a run would: the group named, its positions checked (nothing committed).
+    let (source_id, target_id) = found.reported_ids();
+    let source_id = source_id.or(opts.from.id.as_deref()).map(String::from);
+    let target_id = positions::group_identity(&opts.to, target_id);
+    if found.refusal.is_none() {
+        let settled = positions::settle(
+            &mut opts,
+            &target_id,
+            source_id.as_deref(),
+            &found.routes(),
+            &found.missing_targets(),
+        )?;
+        found.refusal = settled.refusal;
+        found.warnings.extend(settled.warnings);
+    }
+    if let (None, true) = (&found.refusal, opts.origin_header) {
+        let ids = found.reported_ids();
+        let ids = (ids.0.map(String::from), ids.1.map(String::from));
+        found.refusal = topics::stamp(&opts, &ids).err().map(|e| e.to_string());
+    }
     let positions = positions(&opts, &found.topics)?;
     let plan = Plan::new(&opts, &found, positions);
     if args.json {

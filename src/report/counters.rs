@@ -21,6 +21,8 @@ pub struct Counters {
     pub lag: AtomicI64,
     /// Source records not copied because their origin names the target cluster (loops).
     pub skipped: AtomicU64,
+    /// Records copied without the origin header: with it they exceeded the target's size limit.
+    pub unstamped: AtomicU64,
     /// Deliveries the target failed (each fails an at-least-once run, and aborts an
     /// exactly-once transaction).
     pub delivery_errors: AtomicU64,
@@ -158,6 +160,7 @@ impl Default for Counters {
             committed: AtomicU64::new(0),
             lag: AtomicI64::new(-1),
             skipped: AtomicU64::new(0),
+            unstamped: AtomicU64::new(0),
             delivery_errors: AtomicU64::new(0),
             retries: AtomicU64::new(0),
             rebalances: AtomicU64::new(0),

@@ -29,7 +29,8 @@ impl Identity {
         Identity {
             from: Some(opts.from.name.clone()),
             to: Some(opts.to.name.clone()),
-            group: Some(opts.group.clone()),
+            // A default group is named once the target answered.
+            group: (!opts.group_is_default).then(|| opts.group.clone()),
             guarantee: Some(opts.guarantee.as_str()),
         }
     }
@@ -60,6 +61,9 @@ pub struct Summary {
     /// Source records not copied because they came from the target cluster (their origin
     /// header names it): what keeps two opposite runs A→B and B→A from looping.
     pub skipped: u64,
+    /// Records copied without the origin header because with it they exceeded the size limit
+    /// (none and at-least-once only).
+    pub unstamped: u64,
     pub seconds: f64,
     /// Of those, seconds the read side waited for `--max-bytes-per-sec` or
     /// `--max-records-per-sec` (0 without a limit).
@@ -150,6 +154,7 @@ impl Summary {
         summary.bytes = progress.bytes.load(Ordering::Relaxed);
         summary.throttled_seconds = progress.throttled_seconds();
         summary.skipped = progress.skipped.load(Ordering::Relaxed);
+        summary.unstamped = progress.unstamped.load(Ordering::Relaxed);
         summary.partitions = positions
             .into_iter()
             .map(|((topic, partition), end)| PartitionSummary {
@@ -218,6 +223,7 @@ impl Summary {
             records: 0,
             bytes: 0,
             skipped: 0,
+            unstamped: 0,
             seconds: elapsed.as_secs_f64(),
             throttled_seconds: 0.0,
             status,

@@ -10,10 +10,11 @@ use rdkafka::error::RDKafkaErrorCode;
 use super::admin::{self, Admin};
 use super::drift::{compare_configs, LaterDrift};
 use super::{
-    cluster_ids, index, metadata, same_cluster, select, wait_for, Metadata, Route, TopicCheck,
+    cluster_ids, index, loops, metadata, same_cluster, select, wait_for, Metadata, Route,
+    TopicCheck,
 };
 use crate::error::{Error, Result};
-use crate::options::RunOptions;
+use crate::options::{ClusterSpec, RunOptions};
 use crate::origin::Stamp;
 use crate::trail::INDEX_TOPIC;
 
@@ -33,6 +34,20 @@ pub struct Inspection {
 }
 
 impl Inspection {
+    /// The ids both clusters report (`None` where a broker reports none).
+    pub fn reported_ids(&self) -> (Option<&str>, Option<&str>) {
+        (self.ids.0.as_deref(), self.ids.1.as_deref())
+    }
+
+    /// Target topics a run creates (missing ones, with `--create-topics`).
+    pub fn missing_targets(&self) -> Vec<String> {
+        self.topics
+            .iter()
+            .filter(|t| t.target_partitions.is_none())
+            .map(|t| t.route.target.clone())
+            .collect()
+    }
+
     pub fn routes(&self) -> Vec<Route> {
         self.topics.iter().map(|t| t.route.clone()).collect()
     }
@@ -69,6 +84,8 @@ pub fn inspect(opts: &RunOptions) -> Result<Inspection> {
         target.map_err(|_| Error::failed("the target check thread panicked"))??;
     let mut refusal = None;
     let ids = cluster_ids(opts, &source_meta, &target_meta);
+    let mut warnings = Vec::new();
+    let routes = not_loops(opts, &ids, routes, &target_topics, &mut warnings)?;
     if same_cluster(opts, &ids) {
         if let Some(r) = routes.iter().find(|r| r.source == r.target) {
             refusal = Some(format!(
@@ -104,11 +121,10 @@ pub fn inspect(opts: &RunOptions) -> Result<Inspection> {
     // Creating and syncing need the configs before copying; drift alone is reported while
     // the copy starts ([`LaterDrift`]): a broker slow to answer must not delay the copy.
     let creating = opts.create_topics && topics.iter().any(|t| t.target_partitions.is_none());
-    let (warnings, configs_compared) = if creating || opts.sync_configs {
-        (compare_configs(opts, &mut topics, false)?, true)
-    } else {
-        (Vec::new(), false)
-    };
+    let configs_compared = creating || opts.sync_configs;
+    if configs_compared {
+        warnings.extend(compare_configs(opts, &mut topics, false)?);
+    }
     Ok(Inspection {
         topics,
         refusal,
@@ -120,21 +136,79 @@ pub fn inspect(opts: &RunOptions) -> Result<Inspection> {
     })
 }
 
+/// Leaves out the routes that would grow a chain of copies (see [`loops`]), saying so.
+fn not_loops(
+    opts: &RunOptions,
+    ids: &(Option<String>, Option<String>),
+    routes: Vec<Route>,
+    target_topics: &std::collections::HashMap<String, i32>,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Route>> {
+    let (mut keep, mut own, mut copies) = (Vec::new(), Vec::new(), Vec::new());
+    let same = same_cluster(opts, ids);
+    let check_copies = !same
+        && opts.create_topics
+        && opts.origin_header
+        && matches!(opts.topics, crate::options::TopicSelection::Regex(_));
+    for r in routes {
+        if same && loops::own_output(&opts.rename, &opts.topics, opts.exclude.as_ref(), &r.source) {
+            own.push(r.source);
+        } else if check_copies
+            && !target_topics.contains_key(&r.target)
+            && !own_records(opts, ids, &r)
+        {
+            copies.push(r.source);
+        } else {
+            keep.push(r);
+        }
+    }
+    if !own.is_empty() {
+        warnings.push(format!(
+            "left out source topics this run writes to on the same cluster (--rename makes them from selected topics; copying them would copy copies): {}",
+            own.join(", ")
+        ));
+    }
+    if !copies.is_empty() {
+        warnings.push(format!(
+            "not copied yet: source topics that hold nothing but copies from the target cluster, or no record at all: {} (their target topics are created once they hold a record of their own, so opposite runs never grow a chain of empty topics)",
+            copies.join(", ")
+        ));
+    }
+    if keep.is_empty() {
+        return Err(Error::usage(format!(
+            "nothing to copy from '{}': {}",
+            opts.from.name,
+            warnings.join("; ")
+        )));
+    }
+    Ok(keep)
+}
+
+/// Whether a source topic holds a record of its own (not a copy from the target cluster).
+/// Without both clusters' ids nothing is known to be a copy: it does.
+pub(super) fn own_records(
+    opts: &RunOptions,
+    ids: &(Option<String>, Option<String>),
+    r: &Route,
+) -> bool {
+    let Ok(stamp) = stamp(opts, ids) else {
+        return true;
+    };
+    loops::holds_own_records(opts, &r.source, r.partitions, &stamp).unwrap_or(false)
+}
+
 /// Does what [`inspect`] found to do: refuses, creates missing target topics, sets drifted
 /// configs with `--sync-configs`.
 pub fn apply(opts: &RunOptions, found: Inspection) -> Result<Applied> {
     if let Some(why) = found.refusal {
         return Err(Error::usage(why));
     }
+    let stamp = match opts.origin_header {
+        true => Some(stamp(opts, &found.ids)?),
+        false => None,
+    };
     realise(opts, &found.topics, &found.target)?;
     let later = (!found.configs_compared).then(|| LaterDrift(found.topics.clone()));
-    let stamp = opts.origin_header.then(|| {
-        let (source, target) = found.ids.clone();
-        Stamp {
-            source: source.unwrap_or_else(|| opts.from.name.clone()),
-            target: target.unwrap_or_else(|| opts.to.name.clone()),
-        }
-    });
     let index = match stamp {
         Some(_) => index::ensure(opts, found.index_exists, &found.target),
         None => Err("--no-origin-header".into()),
@@ -145,6 +219,26 @@ pub fn apply(opts: &RunOptions, found: Inspection) -> Result<Applied> {
         later,
         stamp,
         index,
+    })
+}
+
+/// The origin stamp: both clusters' ids, or the config file's `id` where a broker reports
+/// none. A name as spelled on the command line is no identity (two spellings would make two
+/// clusters for loop prevention, resume and translation): without an id the run refuses.
+pub fn stamp(opts: &RunOptions, ids: &(Option<String>, Option<String>)) -> Result<Stamp> {
+    Ok(Stamp {
+        source: identity(&ids.0, &opts.from, "--from")?,
+        target: identity(&ids.1, &opts.to, "--to")?,
+    })
+}
+
+/// One cluster's identity in origins: the id it reports, else the config file's `id`.
+fn identity(reported: &Option<String>, spec: &ClusterSpec, flag: &str) -> Result<String> {
+    reported.clone().or_else(|| spec.id.clone()).ok_or_else(|| {
+        Error::usage(format!(
+            "the {flag} cluster '{}' reports no cluster id, which the origin header needs: name it in the config file (clusters.<NAME>.id) and pass that NAME to {flag}, or run with --no-origin-header",
+            spec.name
+        ))
     })
 }
 
@@ -246,4 +340,37 @@ fn create_topics(opts: &RunOptions, missing: &[&TopicCheck], target: &Metadata) 
         .collect();
     wait_for(target, &want, opts.timeout)
         .map_err(|e| Error::failed(format!("created target topics: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn issue_18_origins_need_a_real_cluster_id() {
+        let spec = |id: Option<&str>| ClusterSpec {
+            name: "127.0.0.1:9092".into(),
+            bootstrap: "127.0.0.1:9092".into(),
+            properties: vec![],
+            id: id.map(String::from),
+        };
+        let reported = Some("MkU3OEVBNTcw".to_string());
+        assert_eq!(
+            identity(&reported, &spec(None), "--from").unwrap(),
+            "MkU3OEVBNTcw"
+        );
+        assert_eq!(
+            identity(&None, &spec(Some("east")), "--to").unwrap(),
+            "east"
+        );
+        let err = identity(&None, &spec(None), "--to")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("the --to cluster '127.0.0.1:9092' reports no cluster id")
+                && err.contains("clusters.<NAME>.id")
+                && !err.contains('\n'),
+            "{err}"
+        );
+    }
 }

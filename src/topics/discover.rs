@@ -12,10 +12,10 @@ use std::collections::{BTreeSet, HashMap};
 use rdkafka::admin::{AdminOptions, NewPartitions};
 
 use super::admin;
-use super::check::realise;
+use super::check::{own_records, realise};
 use super::drift::compare_configs;
 use super::TopicCheck;
-use super::{metadata, Route};
+use super::{cluster_ids, loops, metadata, same_cluster, Route};
 use crate::options::{RunOptions, TopicSelection};
 
 /// How the source's topics moved since the last look.
@@ -136,7 +136,7 @@ pub fn refresh(
     };
     let looked = metadata(&opts.from, "source", "--from", opts.timeout)
         .and_then(|s| Ok((s, metadata(&opts.to, "target", "--to", opts.timeout)?)));
-    let ((_, source), (target_meta, target)) = match looked {
+    let ((source_meta, source), (target_meta, target)) = match looked {
         Ok(x) => x,
         Err(e) => {
             // A broker blip: the copy itself notices a real outage; look again next time.
@@ -144,13 +144,45 @@ pub fn refresh(
             return Ok(out);
         }
     };
-    let found = changes(
+    let mut found = changes(
         current,
         &source,
         &opts.topics,
         opts.exclude.as_ref(),
         &opts.rename,
     );
+    if !found.added.is_empty() {
+        let ids = cluster_ids(opts, &source_meta, &target_meta);
+        let same = same_cluster(opts, &ids);
+        let regex = matches!(opts.topics, TopicSelection::Regex(_));
+        found.added.retain(|r| {
+            let why = if same
+                && loops::own_output(&opts.rename, &opts.topics, opts.exclude.as_ref(), &r.source)
+            {
+                format!(
+                    "new source topic '{}' is not copied: this run writes to it on the same cluster (--rename makes it from a selected topic)",
+                    r.source
+                )
+            } else if !same
+                && regex
+                && opts.create_topics
+                && opts.origin_header
+                && !target.contains_key(&r.target)
+                && !own_records(opts, &ids, r)
+            {
+                format!(
+                    "new source topic '{}' is not copied yet: it holds nothing but copies from the target cluster, or no record at all (its target is created once it holds a record of its own)",
+                    r.source
+                )
+            } else {
+                return true;
+            };
+            if skipped.insert(r.source.clone()) {
+                out.warnings.push(why);
+            }
+            false
+        });
+    }
     if found.is_empty() {
         return Ok(out);
     }

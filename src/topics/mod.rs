@@ -15,8 +15,9 @@ pub mod configs;
 mod discover;
 mod drift;
 mod index;
+pub mod loops;
 
-pub use check::{apply, inspect, Applied, Inspection};
+pub use check::{apply, inspect, stamp, Applied, Inspection};
 pub use discover::refresh;
 pub use drift::{config_differences, TopicDrift};
 

@@ -57,6 +57,8 @@ pub(super) struct Acked {
     /// its value is written through for each record.
     stamp: Option<Stamp>,
     origin: RefCell<String>,
+    /// Partitions already warned about a record copied without its origin header.
+    unstamped: RefCell<BTreeSet<(String, i32)>>,
     /// Write positions index entries with each commit.
     index: bool,
 }
@@ -123,6 +125,7 @@ impl Acked {
             consumer,
             stamp,
             origin: RefCell::new(String::new()),
+            unstamped: RefCell::new(BTreeSet::new()),
             index,
         })
     }
@@ -311,9 +314,12 @@ impl Acked {
             }
         }
         let headers = target::headers_for(msg, self.stamp.as_ref(), &mut self.origin.borrow_mut());
-        let record = target::copy_record(msg, target, headers, offset as usize);
         let give_up = || stop.load(Ordering::Relaxed) || self.shared.lock().failure.is_some();
-        if let Err(NotSent::Refused(e)) = target::send(&self.producer, record, give_up) {
+        let sent = target::send_copy(&self.producer, (msg, target, headers), offset, give_up);
+        if sent.as_ref().is_ok_and(|unstamped| *unstamped) {
+            self.unstamped(msg.topic(), partition, offset);
+        }
+        if let Err(NotSent::Refused(e)) = sent {
             let mut st = self.shared.lock();
             if let Some(part) = st.parts.get_mut(target).and_then(|p| p.get_mut(&partition)) {
                 let _ = part.tracker.failed(offset, e.to_string());
@@ -322,6 +328,19 @@ impl Acked {
                 "cannot produce {}[{partition}] offset {offset} to {target}: {e}",
                 msg.topic()
             ));
+        }
+    }
+
+    /// Counts a record sent without its origin header; warns once per partition.
+    fn unstamped(&self, topic: &str, partition: i32, offset: i64) {
+        let progress = &self.shared.progress;
+        progress.unstamped.fetch_add(1, Ordering::Relaxed);
+        if self
+            .unstamped
+            .borrow_mut()
+            .insert((topic.to_string(), partition))
+        {
+            progress.notice(target::unstamped_notice(topic, partition, offset));
         }
     }
 

@@ -428,7 +428,7 @@ fn forward(
                 partition: msg.partition(),
                 offset: msg.offset(),
                 code: e.rdkafka_error_code(),
-                error: e.to_string(),
+                error: refusals::describe(&e, &scratch.origin),
             };
             return Err((e, Some(Box::new(refused))));
         }

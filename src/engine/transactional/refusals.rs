@@ -32,6 +32,16 @@ pub(super) struct Refusal {
     pub(super) error: String,
 }
 
+/// A refused record's error; one the origin header made too large says so, and how to fix it
+/// (the header is exactly-once's checkpoint: it cannot be left out).
+pub(super) fn describe(e: &rdkafka::error::KafkaError, origin: &str) -> String {
+    if !crate::target::too_large(e) {
+        return e.to_string();
+    }
+    let header = crate::origin::ORIGIN_HEADER.len() + origin.len();
+    format!("{e}: the record with its kreplicate.origin header ({header} bytes, exactly-once's checkpoint) exceeds the size limit; raise the target topic's max.message.bytes and the producer's message.max.bytes (--to-property) by at least that much")
+}
+
 /// Errors the target gives again for the same record however often it is sent: too large,
 /// against the topic's policy, not authorised, or malformed for the target. Retrying such a
 /// record would abort and rewind forever; any other error may pass on a retry.
