@@ -1,5 +1,6 @@
 //! The consuming side, shared by both engines and `verify`: assigning, classifying what a poll
-//! returned, finding partition ends and source gaps, lag, and leaving the group.
+//! returned, finding partition ends and source gaps, lag, and leaving the group; `start`: where
+//! reading starts.
 
 use std::collections::BTreeMap;
 use std::ffi::CString;
@@ -10,7 +11,10 @@ use rdkafka::error::{KafkaError, KafkaResult, RDKafkaErrorCode};
 use rdkafka::message::BorrowedMessage;
 use rdkafka::{Offset, TopicPartitionList};
 
-use crate::options::{GapPolicy, RunOptions, StartPosition};
+use crate::options::{GapPolicy, RunOptions};
+
+mod start;
+pub(crate) use start::{committed_positions, Start};
 
 /// Wait step while leaving the group: rust-rdkafka's drop waits in 100 ms steps.
 const CLOSE_STEP: Duration = Duration::from_millis(1);
@@ -131,68 +135,6 @@ pub(crate) fn end_check(
         EndCheck::Done
     } else {
         EndCheck::NotYet
-    }
-}
-
-/// The group's committed positions for `tpl`, asked again while the group's coordinator is
-/// loading or moving (a cluster just started, a coordinator failing over: NOT_COORDINATOR and
-/// the like, which librdkafka hands back as they are), until `timeout` has passed.
-pub(crate) fn committed_positions<C: ConsumerContext>(
-    consumer: &BaseConsumer<C>,
-    tpl: &TopicPartitionList,
-    timeout: Duration,
-) -> KafkaResult<TopicPartitionList> {
-    let deadline = Instant::now() + timeout;
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match consumer.committed_offsets(tpl.clone(), left) {
-            Err(e)
-                if Instant::now() < deadline
-                    && matches!(
-                        e.rdkafka_error_code(),
-                        Some(
-                            RDKafkaErrorCode::NotCoordinator
-                                | RDKafkaErrorCode::CoordinatorNotAvailable
-                                | RDKafkaErrorCode::CoordinatorLoadInProgress
-                        )
-                    ) =>
-            {
-                std::thread::sleep(Duration::from_millis(100));
-            }
-            done => return done,
-        }
-    }
-}
-
-/// `--start` and the partitions it is for: those that existed when the run began.
-#[derive(Clone, Debug)]
-pub(crate) struct Start {
-    position: StartPosition,
-    at_start: BTreeMap<String, i32>,
-}
-
-impl Start {
-    /// `partitions`: each source topic's partition count when the run began.
-    pub(crate) fn new<'a>(
-        position: StartPosition,
-        partitions: impl IntoIterator<Item = (&'a str, i32)>,
-    ) -> Start {
-        let at_start = partitions
-            .into_iter()
-            .map(|(t, n)| (t.to_string(), n))
-            .collect();
-        Start { position, at_start }
-    }
-
-    /// Where a partition that holds no position starts: `--start` for a partition that
-    /// existed when the run began; one that appeared since (a grown or a new source topic)
-    /// at its beginning, so the records written to it before the run noticed it are copied
-    /// too.
-    pub(crate) fn of(&self, topic: &str, partition: i32) -> StartPosition {
-        match self.at_start.get(topic) {
-            Some(&n) if partition < n => self.position,
-            _ => StartPosition::Earliest,
-        }
     }
 }
 
@@ -447,18 +389,6 @@ mod tests {
             EndCheck::NotYet
         );
         assert_eq!(end_check(none, Offset::End, 0, 3, FAIL), EndCheck::Done);
-    }
-
-    #[test]
-    fn issue_18_start_latest_is_for_the_partitions_of_the_start_only() {
-        let start = Start::new(StartPosition::Latest, [("orders", 2)]);
-        assert_eq!(start.of("orders", 0), StartPosition::Latest);
-        assert_eq!(start.of("orders", 1), StartPosition::Latest);
-        // Grown since, or a topic found by discovery: from the beginning.
-        assert_eq!(start.of("orders", 2), StartPosition::Earliest);
-        assert_eq!(start.of("billing", 0), StartPosition::Earliest);
-        let start = Start::new(StartPosition::Earliest, [("orders", 1)]);
-        assert_eq!(start.of("orders", 0), StartPosition::Earliest);
     }
 
     #[test]
