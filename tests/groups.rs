@@ -609,3 +609,61 @@ fn issue_10_a_signal_during_start_up_stops_within_a_second() {
     assert_eq!(run.json()["status"], "stopped");
     assert_eq!(common::committed(&a.bootstrap, "g", "t", 1), vec![-1]);
 }
+
+/// Issue 17: a member joins, then another leaves, while records are in flight (a live writer,
+/// small batches): each rebalance flushes, verifies and commits the revoked partitions'
+/// acknowledged prefix. Nothing is lost, and the group ends at the source's ends.
+#[test]
+fn issue_17_members_joining_and_leaving_with_records_in_flight_lose_nothing() {
+    let a = Kafka::start("churn-a");
+    let b = Kafka::start("churn-b");
+    common::create_topic(&a.bootstrap, "t", 4);
+    common::create_topic(&b.bootstrap, "t", 4);
+    common::produce(&a.bootstrap, "t", &kr::records(2000, 4, "pre"));
+    let writer = kr::Writer::start(&a.bootstrap, "t", 4);
+    let extra = [
+        "--topics",
+        "t",
+        "--json",
+        "--commit-interval",
+        "200ms",
+        "--to-property",
+        "batch.num.messages=20",
+    ];
+    let addrs = [0, 1].map(|_| format!("127.0.0.1:{}", common::free_port()));
+    let spawn = |i: usize| {
+        let mut v = args(&a, &b, &extra);
+        v.extend(["--metrics-addr", addrs[i].as_str()]);
+        kr::spawn(&v)
+    };
+    let assigned = |i: usize| kr::metric(&addrs[i], "kreplicate_assigned_partitions");
+    let first = spawn(0);
+    wait_until("the first member's copy", Duration::from_secs(60), || {
+        common::committed(&a.bootstrap, "g", "t", 4)
+            .iter()
+            .any(|&c| c > 0)
+    });
+    let second = spawn(1);
+    wait_until("the split", Duration::from_secs(60), || {
+        assigned(0) == Some(2.0) && assigned(1) == Some(2.0)
+    });
+    // The first leaves while it copies: its partitions go to the second.
+    kr::signal(&first, "INT");
+    let r1 = kr::wait(first, Duration::from_secs(60));
+    assert_eq!(r1.code, 0, "{r1:?}");
+    wait_until("the second takes all", Duration::from_secs(60), || {
+        assigned(1) == Some(4.0)
+    });
+    drop(writer);
+    let src = common::read_all(&a.bootstrap, "t");
+    let ends: Vec<i64> = (0..4)
+        .map(|p| src.iter().filter(|g| g.partition == p).count() as i64)
+        .collect();
+    wait_until("every record committed", Duration::from_secs(60), || {
+        common::committed(&a.bootstrap, "g", "t", 4) == ends
+    });
+    kr::signal(&second, "INT");
+    let r2 = kr::wait(second, Duration::from_secs(60));
+    assert_eq!(r2.code, 0, "{r2:?}");
+    kr::assert_complete(&a.bootstrap, &b.bootstrap, "t", "t", 4);
+}

@@ -1,6 +1,8 @@
-//! Integration tests: one test binary (`cargo test --test tests`), one module per feature.
-//! Brokers come from `common` (tansu processes; install with scripts/install-deps.sh) and
-//! from librdkafka's mock cluster (`kreplicate::mock`).
+//! Integration tests: one test binary, one module per feature, run by `scripts/test.sh`
+//! (cargo-nextest). Brokers come from `common`: Apache Kafka clusters (`common::Kafka`, from
+//! the jars scripts/install-deps.sh fetches), librdkafka's mock cluster for injected protocol
+//! errors, and tansu where a second implementation adds something. `issue_N_` in a test's name
+//! is the issue it pins (README, "Tests").
 
 mod common;
 mod kr;

@@ -134,10 +134,18 @@ pub fn settle(
                 }
             }
         }
-    } else if !opts.trust_group_positions {
+    } else if !opts.trust_group_positions && !told_to_skip(opts) {
         out.refusal = foreign_positions(opts, &parts, &positions, &target_bounds)?;
     }
     Ok(out)
+}
+
+/// `--start latest` and `--on-gap latest` commit positions past records the target never
+/// received (the run's own decision to skip them): an empty target behind such positions is
+/// what they leave, not another copy's.
+fn told_to_skip(opts: &RunOptions) -> bool {
+    opts.start == crate::options::StartPosition::Latest
+        || opts.on_gap == crate::options::GapPolicy::Latest
 }
 
 /// Commits the old default group's positions to the new one (no group join: an OffsetCommit
@@ -180,10 +188,13 @@ fn committed(
     for (r, p) in parts {
         tpl.add_partition(&r.source, *p);
     }
-    let got = consumer.committed_offsets(tpl, opts.timeout);
+    let got = source::committed_positions(&consumer, &tpl, opts.timeout);
     source::close(&consumer, opts.timeout);
-    let got =
-        got.map_err(|e| Error::failed(format!("cannot read group '{group}' positions: {e}")))?;
+    let got = got.map_err(|e| {
+        Error::failed(format!(
+            "cannot read the group's committed positions on the source (group '{group}'): {e}"
+        ))
+    })?;
     let out = got
         .elements()
         .iter()

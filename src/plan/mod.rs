@@ -86,8 +86,13 @@ fn positions(
         }
     }
     // OffsetFetch only: reading a group's positions does not join it.
-    let committed = crate::source::committed_positions(&consumer, &all, opts.timeout)
-        .map_err(|e| Error::failed(format!("cannot read group '{}' positions: {e}", opts.group)))?;
+    let committed =
+        crate::source::committed_positions(&consumer, &all, opts.timeout).map_err(|e| {
+            Error::failed(format!(
+                "cannot read the group's committed positions on the source (group '{}'): {e}",
+                opts.group
+            ))
+        })?;
     let mut start = TopicPartitionList::new();
     let mut out = HashMap::new();
     for e in committed.elements() {
