@@ -115,6 +115,23 @@ impl TopicSelection {
     }
 }
 
+/// `kreplicate.<name>`, with every character a group id is better without (':' and ',' of a
+/// bootstrap list) as '_': the default group of the cluster `name` (engine::positions adds the
+/// rename; config keeps the name as spelled for the old default group).
+pub fn kreplicate_group(name: &str) -> String {
+    let clean: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("kreplicate.{clean}")
+}
+
 /// Everything a run needs, validated.
 #[derive(Clone, Debug)]
 pub struct RunOptions {

@@ -100,7 +100,9 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
     let guarantee = args.guarantee.or(d.guarantee).unwrap_or_default();
     let given = args.group.clone().or_else(|| d.group.clone());
     let group_is_default = given.is_none();
-    let group = given.unwrap_or_else(|| legacy_group(&to.name));
+    // The default group before issue 18, named after `--to` as spelled: a run whose route's
+    // default group holds no positions yet resumes from this one's (see `engine::positions`).
+    let group = given.unwrap_or_else(|| crate::options::kreplicate_group(&to.name));
     if group.trim().is_empty() {
         return Err(Error::usage("--group is empty"));
     }
@@ -327,22 +329,6 @@ fn rate_limits(args: &CopyArgs, d: &Defaults) -> Result<(Option<u64>, Option<u64
         ));
     }
     Ok((bytes, records))
-}
-
-/// The default group before issue 18, named after `--to` as spelled: a run whose route
-/// default group holds no positions yet resumes from this one's (see `engine::positions`).
-fn legacy_group(to: &str) -> String {
-    let clean: String = to
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    format!("kreplicate.{clean}")
 }
 
 /// A `--from`/`--to` value: a config cluster name, else a `host:port[,host:port]` list.

@@ -30,20 +30,11 @@ const TAIL: i64 = 16;
 /// topic keeps its name. Kafka group ids take any character; the identity is made safe to
 /// read (a config name or a bootstrap list may hold ':' and ',').
 pub fn default_group(target: &str, rename: &str) -> String {
-    let clean: String = target
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let group = crate::options::kreplicate_group(target);
     if rename == "{topic}" {
-        format!("kreplicate.{clean}")
+        group
     } else {
-        format!("kreplicate.{clean}.{rename}")
+        format!("{group}.{rename}")
     }
 }
 
@@ -188,22 +179,9 @@ fn committed(
     for (r, p) in parts {
         tpl.add_partition(&r.source, *p);
     }
-    let got = source::committed_positions(&consumer, &tpl, opts.timeout);
+    let got = source::group_positions(&consumer, &tpl, group, opts.timeout);
     source::close(&consumer, opts.timeout);
-    let got = got.map_err(|e| {
-        Error::failed(format!(
-            "cannot read the group's committed positions on the source (group '{group}'): {e}"
-        ))
-    })?;
-    let out = got
-        .elements()
-        .iter()
-        .filter_map(|e| match e.offset() {
-            Offset::Offset(n) => Some(((e.topic().to_string(), e.partition()), n)),
-            _ => None,
-        })
-        .collect();
-    Ok(out)
+    got.map_err(Error::failed)
 }
 
 /// (low, high) of every target partition, from a Fetch; topics in `empty` are (0, 0).

@@ -14,7 +14,7 @@ use rdkafka::{Offset, TopicPartitionList};
 use crate::options::{GapPolicy, RunOptions};
 
 mod start;
-pub(crate) use start::{committed_positions, Start};
+pub(crate) use start::{committed_positions, group_positions, Start};
 
 /// Wait step while leaving the group: rust-rdkafka's drop waits in 100 ms steps.
 const CLOSE_STEP: Duration = Duration::from_millis(1);

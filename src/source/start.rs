@@ -1,12 +1,12 @@
 //! Where reading a source partition starts: the group's committed positions (asked again
 //! while its coordinator loads or moves), and `--start` for partitions that hold none.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
 
 use rdkafka::consumer::{BaseConsumer, Consumer, ConsumerContext};
 use rdkafka::error::{KafkaResult, RDKafkaErrorCode};
-use rdkafka::TopicPartitionList;
+use rdkafka::{Offset, TopicPartitionList};
 
 use crate::options::StartPosition;
 
@@ -38,6 +38,30 @@ pub(crate) fn committed_positions<C: ConsumerContext>(
             done => return done,
         }
     }
+}
+
+/// The group's committed positions for `tpl` ([`committed_positions`]), as (topic, partition)
+/// → offset where one is committed; the error names the group.
+pub(crate) fn group_positions<C: ConsumerContext>(
+    consumer: &BaseConsumer<C>,
+    tpl: &TopicPartitionList,
+    group: &str,
+    timeout: Duration,
+) -> std::result::Result<HashMap<(String, i32), i64>, String> {
+    let got = committed_positions(consumer, tpl, timeout).map_err(|e| {
+        format!("cannot read the group's committed positions on the source (group '{group}'): {e}")
+    })?;
+    let out = got
+        .elements()
+        .iter()
+        .filter_map(|e| match e.offset() {
+            Offset::Offset(n) => Some(((e.topic().to_string(), e.partition()), n)),
+            _ => None,
+        })
+        .collect();
+    // brokers.md: a list from committed() must go before its consumer.
+    drop(got);
+    Ok(out)
 }
 
 /// `--start` and the partitions it is for: those that existed when the run began.

@@ -58,23 +58,7 @@ impl Exactly {
         for (t, p) in self.parts.keys() {
             tpl.add_partition(t, *p);
         }
-        let got =
-            source::committed_positions(&self.consumer, &tpl, self.opts.timeout).map_err(|e| {
-                format!(
-                    "cannot read the group's committed positions on the source (group '{}'): {e}",
-                    self.opts.group
-                )
-            })?;
-        let out = got
-            .elements()
-            .iter()
-            .filter_map(|e| match e.offset() {
-                Offset::Offset(n) => Some(((e.topic().to_string(), e.partition()), n)),
-                _ => None,
-            })
-            .collect();
-        drop(got);
-        Ok(out)
+        source::group_positions(&self.consumer, &tpl, &self.opts.group, self.opts.timeout)
     }
 
     /// Reads the tail of every owned target partition as a read_committed reader sees it and
