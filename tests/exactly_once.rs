@@ -65,6 +65,18 @@ fn assert_exact(a: &str, b: &str, partitions: i32) {
     }
 }
 
+/// True once a run serving `--metrics-addr addr` has copied something, or has its partitions
+/// and nothing left to copy: its start (fencing, tail reads) is behind it.
+fn copying(addr: &str) -> bool {
+    let text = common::http_get(&format!("http://{addr}/metrics")).map_or(String::new(), |r| r.1);
+    let copied: f64 = common::scraped(&text, "kreplicate_records_copied_total")
+        .iter()
+        .map(|s| s.1)
+        .sum();
+    let lag = common::scraped(&text, "kreplicate_lag_records");
+    copied > 0.0 || (!lag.is_empty() && lag.iter().all(|s| s.1 == 0.0))
+}
+
 /// A small deterministic generator; the seed is printed so a failing campaign can be rerun.
 struct Lcg(u64);
 
@@ -120,8 +132,21 @@ fn exactly_once_crash_campaign() {
     let rounds = 24;
     let mut writer = Some(writer);
     for round in 0..rounds {
-        let child = kr::spawn(&args);
-        std::thread::sleep(Duration::from_millis(200 + rng.next(2000)));
+        // Each fault lands at a random moment after the run copied something (its start's
+        // fencing and tail reads behind it), not at a fixed time that a slow start outlasts.
+        let addr = format!("127.0.0.1:{}", common::free_port());
+        let mut run_args = args.clone();
+        run_args.extend(["--metrics-addr", addr.as_str()]);
+        let child = kr::spawn(&run_args);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !copying(&addr) {
+            assert!(
+                Instant::now() < deadline,
+                "round {round}: the run never started"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::thread::sleep(Duration::from_millis(rng.next(1500)));
         if round == 17 || round == 21 {
             // The source dies under the run, the run is killed, the source comes back.
             drop(writer.take());
