@@ -167,7 +167,8 @@ impl Exactly {
         let id = &self.transactional_id;
         if matches!(cause, KafkaError::Transaction(e) if e.is_fatal()) {
             self.failure = Some(format!(
-                "exactly-once: fatal producer error as '{id}': {cause}; another instance with the same identity may have taken over"
+                "exactly-once: fatal producer error as '{id}': {cause}{}",
+                fenced_hint(cause)
             ));
             return;
         }
@@ -182,7 +183,8 @@ impl Exactly {
             let _ = target::flush(&self.producer, self.opts.delivery_timeout);
             if let Err(e) = self.producer.abort_transaction(self.opts.timeout) {
                 self.failure = Some(format!(
-                    "exactly-once: aborting a transaction as '{id}' failed: {e}"
+                    "exactly-once: aborting a transaction as '{id}' failed: {e}{}",
+                    fenced_hint(&e)
                 ));
                 return;
             }
@@ -245,19 +247,30 @@ fn commit_failed(id: &str, e: &KafkaError) -> String {
             "exactly-once: committing a transaction on the target as '{id}' timed out: {e}; the transaction's outcome is unknown (it may still commit, or another instance with the same identity, from --group and --shard, may have taken over); the next run resumes from what the target shows"
         );
     }
+    format!(
+        "exactly-once: committing a transaction on the target as '{id}' failed: {e}{}; nothing of it is visible to read_committed readers",
+        fenced_hint(e)
+    )
+}
+
+/// What a fenced producer's error adds: on Apache Kafka a fatal error or a fencing code means
+/// a newer producer with the same `transactional.id` took over (whatever call saw it first).
+fn fenced_hint(e: &KafkaError) -> &'static str {
+    use RDKafkaErrorCode as C;
+    let code = match e {
+        KafkaError::Transaction(t) => Some(t.code()),
+        _ => e.rdkafka_error_code(),
+    };
     let fenced = matches!(e, KafkaError::Transaction(t) if t.is_fatal())
         || matches!(
             code,
             Some(C::ProducerFenced | C::Fenced | C::InvalidProducerEpoch)
         );
-    let hint = if fenced {
+    if fenced {
         "; another instance with the same identity (from --group and --shard) took over"
     } else {
         ""
-    };
-    format!(
-        "exactly-once: committing a transaction on the target as '{id}' failed: {e}{hint}; nothing of it is visible to read_committed readers"
-    )
+    }
 }
 
 #[cfg(test)]
