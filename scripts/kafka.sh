@@ -10,7 +10,8 @@
 #           NAME bootstrap=127.0.0.1:PORT pid=PID dir=DIR
 #       SSL/SASL_SSL: the CA certificate is DIR/ca.pem (the broker's certificate names localhost
 #       and 127.0.0.1). Users get SCRAM-SHA-256, SCRAM-SHA-512 and PLAIN credentials. --acl turns
-#       on the StandardAuthorizer (no ACL = denied) with the first user as super user. --set adds
+#       on the StandardAuthorizer (no ACL = denied) with the first user as super user (SASL only:
+#       PLAINTEXT and SSL clients are ANONYMOUS, which the broker needs as a super user). --set adds
 #       a server.properties line (last one wins), e.g. --set log.retention.ms=3600000.
 #       --advertise-port tells clients to connect to PORT2 instead (a proxy in front of PORT).
 #       PORT 0 picks a free port. A NAME that is already running (on PORT, or on any port with
@@ -30,7 +31,8 @@
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-KAFKA_VERSION="4.1.2"
+# One pin for the version: the pom install-deps.sh fetches from.
+KAFKA_VERSION="$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$REPO/scripts/kafka/pom.xml")"
 LIBS="${KREPLICATE_KAFKA_LIBS:-$REPO/.cache/kafka/$KAFKA_VERSION/libs}"
 HOME_DIR="${KREPLICATE_KAFKA_HOME:-$REPO/.cache/kafka/run}"
 START_TIMEOUT="${KREPLICATE_KAFKA_START_TIMEOUT:-60}"
@@ -201,6 +203,9 @@ cmd_start() {
     done
     [[ $proto != SASL_* ]] || ((${#USERS[@]})) || die "--protocol $proto needs at least one --user" 2
     [ "$acl" = 0 ] || ((${#USERS[@]})) || die "--acl needs a --user (the super user)" 2
+    # PLAINTEXT and SSL clients are User:ANONYMOUS, the principal the broker itself needs as a
+    # super user on its loopback listeners: ACLs would allow them everything.
+    [ "$acl" = 0 ] || [[ $proto == SASL_* ]] || die "--acl needs --protocol SASL_PLAINTEXT or SASL_SSL" 2
     local kv
     for kv in "${SETS[@]}"; do [[ $kv == ?*=* ]] || die "--set takes key=value: '$kv'" 2; done
     need_libs

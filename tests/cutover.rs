@@ -149,7 +149,7 @@ fn run_steps(steps: Vec<Vec<String>>, ab: &str, bb: &str) {
             })
             .collect();
         if args[0].starts_with("--") {
-            // The copy joins its group: tansu's joins need short sessions (tests only).
+            // The copy joins its group: short sessions move a partition on in seconds (tests only).
             args.extend(FAST_GROUP);
         }
         let run = kr::run(&args);

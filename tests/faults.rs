@@ -1,5 +1,6 @@
 //! Faults on the target: injected produce errors, a broker going down, a slow broker (mock
-//! cluster), and the seed's scenario: a frozen target broker (tansu, `kill -STOP`).
+//! cluster), and the seed's scenario: a frozen target broker (Apache Kafka, `kill -STOP`), and
+//! a target cut off by a TCP fault proxy.
 //! In every case the committed source positions are checked against what the target holds,
 //! and a rerun completes the copy.
 

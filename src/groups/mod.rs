@@ -118,11 +118,16 @@ pub fn translate(req: &Request<'_>) -> Result<Report> {
             r.target, req.to.name, r.source
         )));
     }
-    // The origin headers name the source by its cluster id (the name given, without one).
-    let cluster = source
-        .client()
-        .fetch_cluster_id(timeout.min(Duration::from_secs(5)))
-        .unwrap_or_else(|| req.from.name.clone());
+    // The origin headers name each cluster as the copies did: its id, else the config file's
+    // `id` (a copy refuses to run without one, so a spelling of `--from` is never it).
+    let id_wait = timeout.min(Duration::from_secs(5));
+    let cluster = topics::identity(&source.client().fetch_cluster_id(id_wait), req.from, "--from")
+        .map_err(|_| {
+            Error::usage(format!(
+                "the --from cluster '{}' reports no cluster id, which names it in the copies' origins: name it in the config file (clusters.<NAME>.id), as for the copy",
+                req.from.name
+            ))
+        })?;
     let listed = positions::listed(&source, "source", timeout)?;
     let groups = req.selection.choose(&listed, &req.from.name, req.strict)?;
 
@@ -159,10 +164,8 @@ pub fn translate(req: &Request<'_>) -> Result<Report> {
     wanted.sort();
     wanted.dedup();
     let mut found = batch::lookups(req.to, &cluster, &index, wanted, timeout)?;
-    if let Some(back) = target
-        .client()
-        .fetch_cluster_id(timeout.min(Duration::from_secs(5)))
-    {
+    // Without an identity for the target, no copy from it stamped the source's records.
+    if let Ok(back) = topics::identity(&target.client().fetch_cluster_id(id_wait), req.to, "--to") {
         returned(req.from, &back, &mut found, timeout)?;
     }
 

@@ -233,7 +233,7 @@ pub fn stamp(opts: &RunOptions, ids: &(Option<String>, Option<String>)) -> Resul
 }
 
 /// One cluster's identity in origins: the id it reports, else the config file's `id`.
-fn identity(reported: &Option<String>, spec: &ClusterSpec, flag: &str) -> Result<String> {
+pub fn identity(reported: &Option<String>, spec: &ClusterSpec, flag: &str) -> Result<String> {
     reported.clone().or_else(|| spec.id.clone()).ok_or_else(|| {
         Error::usage(format!(
             "the {flag} cluster '{}' reports no cluster id, which the origin header needs: name it in the config file (clusters.<NAME>.id) and pass that NAME to {flag}, or run with --no-origin-header",

@@ -17,7 +17,7 @@ mod drift;
 mod index;
 pub mod loops;
 
-pub use check::{apply, inspect, stamp, Applied, Inspection};
+pub use check::{apply, identity, inspect, stamp, Applied, Inspection};
 pub use discover::refresh;
 pub use drift::{config_differences, TopicDrift};
 
