@@ -7,9 +7,10 @@ use std::time::Duration;
 use rdkafka::config::ClientConfig;
 use std::sync::Mutex;
 
-use rdkafka::client::ClientContext;
+use rdkafka::client::{ClientContext, DefaultClientContext};
+use rdkafka::config::RDKafkaLogLevel;
 use rdkafka::consumer::{BaseConsumer, Consumer, ConsumerContext};
-use rdkafka::error::KafkaError;
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 
 use crate::error::{redact_quoted, Error};
 use crate::options::{ClusterSpec, GapPolicy, Guarantee, RunOptions};
@@ -277,17 +278,29 @@ pub fn serve_logs<C: ConsumerContext>(client: &BaseConsumer<C>) {
 }
 
 /// A metadata client's context: keeps librdkafka's error reasons, so that a cluster that cannot
-/// be reached is reported with why.
+/// be reached is reported with why, and credentials it refuses end the wait at once.
 #[derive(Default)]
-pub struct Reasons(Mutex<Vec<String>>);
+pub struct Reasons(Mutex<Vec<(Option<RDKafkaErrorCode>, String)>>);
 
 impl ClientContext for Reasons {
     fn error(&self, error: KafkaError, reason: &str) {
         log::error!("{error}: {reason}");
         let mut seen = self.0.lock().unwrap_or_else(|e| e.into_inner());
         if seen.len() < 16 {
-            seen.push(reason.to_string());
+            seen.push((error.rdkafka_error_code(), reason.to_string()));
         }
+    }
+
+    /// Connection failures without an error event (a listener that closes the connection on
+    /// the first request) come only as FAIL log lines: keep them as reasons too.
+    fn log(&self, level: RDKafkaLogLevel, fac: &str, line: &str) {
+        if fac == "FAIL" {
+            let mut seen = self.0.lock().unwrap_or_else(|e| e.into_inner());
+            if seen.len() < 16 {
+                seen.push((None, line.to_string()));
+            }
+        }
+        DefaultClientContext.log(level, fac, line);
     }
 }
 
@@ -296,8 +309,41 @@ impl ConsumerContext for Reasons {}
 impl Reasons {
     /// Why the cluster could not be reached, from what librdkafka said.
     pub fn why(&self) -> String {
-        unreachable_because(&self.0.lock().unwrap_or_else(|e| e.into_inner()))
+        let seen = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let reasons: Vec<String> = seen.iter().map(|(_, r)| r.clone()).collect();
+        unreachable_because(&reasons)
     }
+
+    /// What a person must fix, if the cluster refused the credentials or the client refused
+    /// the broker's certificate: librdkafka retries both for ever, a rerun cannot fix them.
+    pub fn refused(&self) -> Option<String> {
+        let seen = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        seen.iter()
+            .find_map(|(code, reason)| refusal(*code, reason))
+    }
+}
+
+/// A connection failure a rerun cannot fix, with the fix: refused credentials, an untrusted
+/// certificate, or a protocol that does not match the listener.
+fn refusal(code: Option<RDKafkaErrorCode>, reason: &str) -> Option<String> {
+    let reason = reason.trim();
+    if code == Some(RDKafkaErrorCode::Authentication) {
+        return Some(format!(
+            "SASL authentication failed ({reason}): check sasl.username, sasl.password and sasl.mechanism"
+        ));
+    }
+    let tls = code == Some(RDKafkaErrorCode::SSL) || reason.contains("SSL handshake failed");
+    if tls && reason.contains("certificate verify failed") {
+        return Some(format!(
+            "the broker's TLS certificate is not trusted ({reason}): check ssl.ca.location"
+        ));
+    }
+    if tls && reason.contains("PLAINTEXT") {
+        return Some(format!(
+            "TLS to a listener that does not speak it ({reason}): check security.protocol"
+        ));
+    }
+    None
 }
 
 /// The kind of connection failure, with librdkafka's words for it: refused, unknown host, TLS
@@ -310,6 +356,10 @@ pub fn unreachable_because(reasons: &[String]) -> String {
         ("SSL", "TLS error"),
         ("SASL", "SASL authentication failed"),
         ("Authentication", "SASL authentication failed"),
+        (
+            "in state APIVERSION_QUERY",
+            "closed on the first request (is security.protocol right for this listener?)",
+        ),
         ("timed out", "timed out"),
     ];
     for (needle, kind) in KINDS {

@@ -189,7 +189,10 @@ fn copy(args: &cli::CopyArgs, started: Instant, who: &mut Identity) -> Result<Ex
             progress.set_waiting(Some("checking clusters and topics".into()));
             let live = progress::start(progress.clone(), quiet, every);
             let prepared = Replicator::prepare(&opts, progress.clone());
-            progress.set_waiting(None);
+            // A run that never started prints no progress line, only its error.
+            if prepared.is_ok() {
+                progress.set_waiting(None);
+            }
             for w in prepared.iter().flat_map(|r| &r.warnings) {
                 progress::say(&format!("kreplicate: warning: {w}"));
             }

@@ -113,13 +113,23 @@ fn sections() -> Roff {
     r.control("SH", ["CONFIG FILE"]);
     para(
         &mut r,
-        "YAML, from --config, $KREPLICATE_CONFIG, or $XDG_CONFIG_HOME/kreplicate/config.yaml (~/.config/kreplicate/config.yaml). Every key (unknown keys are errors); a flag on the command line wins over defaults; ${VAR} in a property value is read from the environment, and property values are never printed:",
+        "YAML, from --config, $KREPLICATE_CONFIG, or $XDG_CONFIG_HOME/kreplicate/config.yaml (~/.config/kreplicate/config.yaml). Every key (unknown keys are errors); a flag on the command line wins over defaults; ${VAR} in a property value is read from the environment and ${file:PATH} from a file (without its trailing newline); one that cannot be read is exit 2, and property values are never printed:",
     );
     verbatim(&mut r, &readme_block("## Config file", "```yaml"));
+    r.control("SH", ["SECURED CLUSTERS"]);
+    para(
+        &mut r,
+        "TLS and SASL are librdkafka's settings, per cluster. A SASL_SSL source with SCRAM-SHA-512 and a SASL_PLAINTEXT target with PLAIN, as tested on Apache Kafka:",
+    );
+    verbatim(&mut r, &readme_block("### Secured clusters", "```yaml"));
+    para(
+        &mut r,
+        "Refused credentials (a wrong password or user), a broker certificate that ssl.ca.location does not trust, or a security.protocol the listener does not speak: one line naming the cluster, the cause and the setting to check, exit 2, within about a second. Passwords appear in no output, also at -vv with debug=security,broker.",
+    );
     r.control("SH", ["HEADERS"]);
     para(
         &mut r,
-        "Under every guarantee each copied record carries one added header, kreplicate.origin, whose value is <source cluster id>/<source topic>/<partition>/<offset> of the record it copies (the --from name when the source reports no cluster id). Exactly-once runs before this version wrote <source topic>/<partition>/<offset>; both are read. Exactly-once resumes after the origin of the last record it copied, in target order, at the end of each target partition; kreplicate groups translates consumer group positions through it, and a record whose origin names the target cluster is not copied back (counted as skipped). --no-origin-header leaves the header out (and with it translation and loop prevention; exactly-once refuses it). verify ignores headers starting with kreplicate.; the other headers, keys, values and timestamps are copied unchanged.",
+        "Under every guarantee each copied record carries one added header, kreplicate.origin, whose value is <source cluster id>/<source topic>/<partition>/<offset> of the record it copies (the config file's clusters.NAME.id when the source reports none; without either a copy refuses to write origins). Exactly-once runs before this version wrote <source topic>/<partition>/<offset>; both are read. Exactly-once resumes after the origin of the last record it copied, in target order, at the end of each target partition; kreplicate groups translates consumer group positions through it, and a record whose origin names the target cluster is not copied back (counted as skipped). --no-origin-header leaves the header out (and with it translation and loop prevention; exactly-once refuses it). verify ignores headers starting with kreplicate.; the other headers, keys, values and timestamps are copied unchanged.",
     );
     para(
         &mut r,

@@ -28,6 +28,7 @@ mod progress;
 mod promises;
 mod provenance;
 mod route_positions;
+mod secured;
 mod slow_copies;
 mod sync_groups;
 mod throttle;

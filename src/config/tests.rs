@@ -44,6 +44,44 @@ fn properties_become_strings_and_expand_env() {
 }
 
 #[test]
+fn issue_19_file_references_read_one_value_and_never_show_it() {
+    let dir = std::env::temp_dir().join(format!("kreplicate-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let secret = dir.join("password");
+    std::fs::write(&secret, "pa55-in-a-file\n").unwrap();
+    let windows = dir.join("crlf");
+    std::fs::write(&windows, "crlf-secret\r\n").unwrap();
+    let yaml = |v: &str| {
+        format!(
+            "clusters:\n  a:\n    bootstrap: h:1\n    properties:\n      sasl.password: \"{v}\"\n"
+        )
+    };
+    let read = |v: &str| cluster(&parse_file(&yaml(v)).unwrap(), "a", "--from");
+    let props = read(&format!("${{file:{}}}", secret.display()))
+        .unwrap()
+        .properties;
+    assert_eq!(props[0].1, "pa55-in-a-file");
+    let props = read(&format!("x-${{file:{}}}", windows.display()))
+        .unwrap()
+        .properties;
+    assert_eq!(props[0].1, "x-crlf-secret");
+    let missing = dir.join("absent");
+    let err = read(&format!("${{file:{}}}", missing.display()))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("clusters.a.properties.sasl.password")
+            && err.contains(&format!(
+                "${{file:{}}}, which cannot be read: ",
+                missing.display()
+            ))
+            && !err.contains('\n'),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn issue_13_yaml_type_errors_never_show_the_value() {
     let err = parse_file(
         "clusters:\n  src:\n    bootstrap: h:1\n    properties: \"sasl.password=kp-secret, expected x\"\n",

@@ -1,12 +1,13 @@
 //! Values as users write them: durations, sizes, librdkafka properties (with `${VAR}` from the
-//! environment). Errors never repeat a property's value.
+//! environment and `${file:PATH}` from a file). Errors never repeat a property's value.
 
 use std::time::Duration;
 
 use crate::error::{Error, Result};
 
-/// YAML scalars become librdkafka strings; `${VAR}` takes a value from the environment so
-/// secrets need not sit in the file.
+/// YAML scalars become librdkafka strings; `${VAR}` takes a value from the environment and
+/// `${file:PATH}` from a file (systemd credentials, Kubernetes secrets), so secrets need not sit
+/// in the config file.
 pub(super) fn property_value(v: &serde_yaml::Value, path: &str) -> Result<String> {
     let raw = match v {
         serde_yaml::Value::String(s) => s.clone(),
@@ -18,27 +19,36 @@ pub(super) fn property_value(v: &serde_yaml::Value, path: &str) -> Result<String
             )))
         }
     };
-    expand_env(&raw).map_err(|var| {
-        Error::usage(format!(
-            "config: {path} refers to ${{{var}}}, which is not set in the environment"
-        ))
-    })
+    expand(&raw).map_err(|why| Error::usage(format!("config: {path} refers to {why}")))
 }
 
-fn expand_env(raw: &str) -> std::result::Result<String, String> {
+/// Replaces each `${VAR}` and `${file:PATH}`; the error names the reference, never a value.
+fn expand(raw: &str) -> std::result::Result<String, String> {
     let mut out = String::with_capacity(raw.len());
     let mut rest = raw;
     while let Some(start) = rest.find("${") {
         let Some(len) = rest[start + 2..].find('}') else {
             break;
         };
-        let var = &rest[start + 2..start + 2 + len];
+        let name = &rest[start + 2..start + 2 + len];
         out.push_str(&rest[..start]);
-        out.push_str(&std::env::var(var).map_err(|_| var.to_string())?);
+        out.push_str(&resolve(name)?);
         rest = &rest[start + 3 + len..];
     }
     out.push_str(rest);
     Ok(out)
+}
+
+fn resolve(name: &str) -> std::result::Result<String, String> {
+    let Some(file) = name.strip_prefix("file:") else {
+        return std::env::var(name)
+            .map_err(|_| format!("${{{name}}}, which is not set in the environment"));
+    };
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| format!("${{{name}}}, which cannot be read: {}", e.kind()))?;
+    // A file holds one value; editors and `echo` end it with a newline that is not part of it.
+    let text = text.strip_suffix('\n').unwrap_or(&text);
+    Ok(text.strip_suffix('\r').unwrap_or(text).to_string())
 }
 
 pub fn parse_properties(items: &[String], flag: &str) -> Result<Vec<(String, String)>> {

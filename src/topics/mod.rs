@@ -24,8 +24,9 @@ pub use drift::{config_differences, TopicDrift};
 use self::configs::Drift;
 
 use std::collections::{BTreeMap, HashMap};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use rdkafka::config::RDKafkaLogLevel;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::KafkaError;
 
@@ -115,11 +116,32 @@ pub fn metadata(
     flag: &str,
     timeout: Duration,
 ) -> Result<(Metadata, HashMap<String, i32>)> {
-    let client: Metadata = kafka::admin_config(spec)
+    let mut config = kafka::admin_config(spec);
+    // Connection failures are logged at INFO: keep them for the reason, even without -v.
+    if (config.log_level as i32) < RDKafkaLogLevel::Info as i32 {
+        config.set_log_level(RDKafkaLogLevel::Info);
+    }
+    let client: Metadata = config
         .create_with_context(kafka::Reasons::default())
         .map_err(|e| kafka::creation_error(side, e))?;
-    let topics = topic_partitions(&client, timeout);
-    kafka::serve_logs(&client);
+    let deadline = Instant::now() + timeout;
+    let topics = loop {
+        // Short tries, so refused credentials end the wait at once and the wait says why.
+        let left = deadline.saturating_duration_since(Instant::now());
+        let answer = topic_partitions(&client, left.min(Duration::from_secs(1)));
+        kafka::serve_logs(&client);
+        if let Some(fix) = client.context().refused() {
+            return Err(Error::usage(format!(
+                "the {side} cluster '{}' refused the connection: {fix}",
+                spec.name
+            )));
+        }
+        match answer {
+            Ok(topics) => break Ok(topics),
+            Err(e) if Instant::now() >= deadline => break Err(e),
+            Err(_) => {}
+        }
+    };
     // A broker that is down or slow may be up at the next run: not a usage error.
     let topics = topics.map_err(|_| {
         Error::failed(format!(

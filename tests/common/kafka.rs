@@ -169,6 +169,22 @@ impl Kafka {
         self.pid
     }
 
+    /// The broker's own PLAINTEXT listener (`INTERNAL`, no credentials): the tests' oracle on
+    /// a secured cluster, to set up topics and read back what a run wrote.
+    pub fn internal(&self) -> String {
+        let props =
+            fs::read_to_string(self.dir.join("server.properties")).expect("server.properties");
+        let listeners = props
+            .lines()
+            .find_map(|l| l.strip_prefix("listeners="))
+            .expect("listeners=");
+        let addr = listeners
+            .split(',')
+            .find_map(|l| l.strip_prefix("INTERNAL://"))
+            .expect("an INTERNAL listener");
+        addr.to_string()
+    }
+
     pub fn log_path(&self) -> PathBuf {
         self.dir.join("server.log")
     }
