@@ -276,3 +276,152 @@ fn issue_19_refused_credentials_and_certificates_are_one_line_and_exit_2() {
         vec![-1]
     );
 }
+
+/// Adds ACLs with Kafka's own tool, through the broker's PLAINTEXT listener (its super user).
+fn add_acl(kafka: &Kafka, args: &[&str]) {
+    let libs = std::process::Command::new("bash")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/kafka.sh"))
+        .arg("libs")
+        .output()
+        .expect("kafka.sh libs");
+    let libs = String::from_utf8_lossy(&libs.stdout).trim().to_string();
+    let out = std::process::Command::new("java")
+        .args([
+            "-Xmx256m",
+            "-cp",
+            &format!("{libs}/*"),
+            "org.apache.kafka.tools.AclCommand",
+        ])
+        .args(["--bootstrap-server", &kafka.internal(), "--add"])
+        .args(args)
+        .output()
+        .expect("java AclCommand");
+    assert!(
+        out.status.success(),
+        "AclCommand {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn issue_19_a_missing_permission_is_refused_before_copying_as_the_acl_to_add() {
+    let a = Kafka::start_with(
+        "acl",
+        &[
+            "--protocol",
+            "SASL_PLAINTEXT",
+            "--user",
+            "admin:admin-pw",
+            "--user",
+            &format!("replicator:{SOURCE_PASSWORD}"),
+            "--acl",
+        ],
+    );
+    let b = Kafka::shared("b");
+    let topic = unique("guarded");
+    let group = unique("g");
+    common::create_topic(&a.internal(), &topic, 2);
+    common::create_topic(&b.bootstrap, &topic, 2);
+    let records = kr::records(60, 2, "acl");
+    common::produce(&a.internal(), &topic, &records);
+    // The replicator may see the topic, but neither read it nor use its group.
+    add_acl(
+        &a,
+        &[
+            "--allow-principal",
+            "User:replicator",
+            "--operation",
+            "Describe",
+            "--topic",
+            &topic,
+        ],
+    );
+
+    let sasl = [
+        "-X".to_string(),
+        "security.protocol=SASL_PLAINTEXT".into(),
+        "-X".into(),
+        "sasl.mechanism=SCRAM-SHA-512".into(),
+        "-X".into(),
+        "sasl.username=replicator".into(),
+        "-X".into(),
+        format!("sasl.password={SOURCE_PASSWORD}"),
+    ];
+    let sasl: Vec<&str> = sasl.iter().map(String::as_str).collect();
+    let dir = common::scratch_dir().join(unique("acl"));
+    fs::create_dir_all(&dir).unwrap();
+    let run = |sub: &[&str]| {
+        let mut args = sub.to_vec();
+        args.extend(kr::caught_up_args(
+            &a.bootstrap,
+            &b.bootstrap,
+            &topic,
+            &group,
+            "at-least-once",
+            &sasl,
+        ));
+        let run = run_in(&dir, &args);
+        assert_no_secret(&run);
+        run
+    };
+    let grant = |op: &str, resource: &str, name: &str| {
+        format!(
+            "kafka-acls --bootstrap-server {} --add --allow-principal 'User:replicator' --operation {op} --{resource} '{name}'",
+            a.bootstrap
+        )
+    };
+    let copy = run(&[]);
+    assert_eq!(copy.code, 2, "{copy:?}");
+    assert_eq!(copy.stderr.trim().lines().count(), 1, "{}", copy.stderr);
+    assert!(
+        copy.stderr.contains(&format!(
+            "the run lacks 2 permissions (ACLs): on the source cluster '{}': {}; on the source cluster '{}': {}",
+            a.bootstrap,
+            grant("Read", "topic", &topic),
+            a.bootstrap,
+            grant("Read", "group", &group)
+        )),
+        "{}",
+        copy.stderr
+    );
+    let plan = run(&["plan"]);
+    assert_eq!(plan.code, 2, "{plan:?}");
+    assert!(
+        plan.stdout.contains(&grant("Read", "group", &group)),
+        "{}",
+        plan.stdout
+    );
+    assert!(common::read_all(&b.bootstrap, &topic).is_empty());
+    assert_eq!(
+        common::committed(&a.internal(), &group, &topic, 2),
+        vec![-1, -1]
+    );
+
+    // With the two ACLs the refusal named, the same command copies everything.
+    add_acl(
+        &a,
+        &[
+            "--allow-principal",
+            "User:replicator",
+            "--operation",
+            "Read",
+            "--topic",
+            &topic,
+        ],
+    );
+    add_acl(
+        &a,
+        &[
+            "--allow-principal",
+            "User:replicator",
+            "--operation",
+            "Read",
+            "--group",
+            &group,
+        ],
+    );
+    let copy = run(&[]);
+    assert_eq!(copy.code, 0, "{}", copy.stderr);
+    assert_eq!(copy.json()["records"], 60);
+    kr::assert_complete(&a.internal(), &b.bootstrap, &topic, &topic, 2);
+}

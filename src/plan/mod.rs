@@ -55,7 +55,10 @@ pub fn run(args: &CopyArgs) -> Result<Exit> {
         let ids = (ids.0.map(String::from), ids.1.map(String::from));
         found.refusal = topics::stamp(&opts, &ids).err().map(|e| e.to_string());
     }
-    let positions = positions(&opts, &found.topics)?;
+    let positions = match found.denied {
+        true => HashMap::new(),
+        false => positions(&opts, &found.topics)?,
+    };
     let plan = Plan::new(&opts, &found, positions);
     if args.json {
         let line = serde_json::to_string(&plan)

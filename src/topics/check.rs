@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use rdkafka::admin::{AdminOptions, NewTopic, TopicReplication};
 use rdkafka::error::RDKafkaErrorCode;
 
+use super::access;
 use super::admin::{self, Admin};
 use super::drift::{compare_configs, LaterDrift};
 use super::{
@@ -23,6 +24,8 @@ pub struct Inspection {
     pub topics: Vec<TopicCheck>,
     /// Why a real run would refuse to start (a usage error), if it would.
     pub refusal: Option<String>,
+    /// The refusal is for want of permissions: the source group may not be readable either.
+    pub denied: bool,
     /// What a real run would warn about at start.
     pub warnings: Vec<String>,
     /// False when config drift is left to [`LaterDrift`].
@@ -118,6 +121,11 @@ pub fn inspect(opts: &RunOptions) -> Result<Inspection> {
         };
         refusal.get_or_insert(why);
     }
+    let mut denied = false;
+    if refusal.is_none() {
+        refusal = permissions(opts, &topics);
+        denied = refusal.is_some();
+    }
     // Creating and syncing need the configs before copying; drift alone is reported while
     // the copy starts ([`LaterDrift`]): a broker slow to answer must not delay the copy.
     let creating = opts.create_topics && topics.iter().any(|t| t.target_partitions.is_none());
@@ -128,12 +136,46 @@ pub fn inspect(opts: &RunOptions) -> Result<Inspection> {
     Ok(Inspection {
         topics,
         refusal,
+        denied,
         warnings,
         configs_compared,
         target: target_meta,
         ids,
         index_exists: target_topics.contains_key(INDEX_TOPIC),
     })
+}
+
+/// Why the run's principals may not make this run, if a broker says so (see [`access`]).
+fn permissions(opts: &RunOptions, topics: &[TopicCheck]) -> Option<String> {
+    let sources: Vec<String> = topics.iter().map(|t| t.route.source.clone()).collect();
+    let targets: Vec<(String, bool)> = topics
+        .iter()
+        .map(|t| (t.route.target.clone(), t.target_partitions.is_none()))
+        .collect();
+    let needs = access::needs(
+        opts.guarantee,
+        &opts.group,
+        opts.sync_configs,
+        &sources,
+        &targets,
+    );
+    // The group also asks the target whether it says what is allowed.
+    let ask = |spec: &ClusterSpec, side: &str, topics: Vec<String>| {
+        admin::admin(spec, side)
+            .map(|a| access::granted(&a, &topics, &opts.group, opts.timeout))
+            .unwrap_or_default()
+    };
+    let target_topics = targets.iter().map(|(t, _)| t.clone()).collect();
+    let (source, target) = std::thread::scope(|s| {
+        let target = s.spawn(|| ask(&opts.to, "target", target_topics));
+        let source = ask(&opts.from, "source", sources.clone());
+        (source, target.join().unwrap_or_default())
+    });
+    access::refusal(
+        &opts.from,
+        &opts.to,
+        &access::missing(&needs, &source, &target),
+    )
 }
 
 /// Leaves out the routes that would grow a chain of copies (see [`loops`]), saying so.

@@ -9,6 +9,7 @@
 //! * `discover`: looking again while a run copies (`--refresh-topics`);
 //! * `admin`: describe, create and incrementally alter topic configs.
 
+mod access;
 mod admin;
 mod check;
 pub mod configs;
