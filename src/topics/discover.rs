@@ -9,10 +9,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use rdkafka::admin::{AdminOptions, NewPartitions};
-
-use super::admin;
-use super::check::{own_records, realise};
+use super::check::{add_partitions, own_records, realise};
 use super::drift::compare_configs;
 use super::TopicCheck;
 use super::{cluster_ids, loops, metadata, same_cluster, Route};
@@ -198,7 +195,9 @@ pub fn refresh(
         let have = target.get(&r.target).copied().unwrap_or_default();
         match growth(r, have, opts.create_topics) {
             Growth::Follow => {}
-            Growth::AddPartitions => add_partitions(opts, r)?,
+            Growth::AddPartitions => {
+                add_partitions(opts, &[r], &target_meta).map_err(|e| e.to_string())?
+            }
             Growth::Stop(why) => return Err(why),
         }
         out.warnings.push(format!(
@@ -214,7 +213,7 @@ pub fn refresh(
     for r in found.added {
         let have = target.get(&r.target).copied();
         let why = match have {
-            Some(n) if n < r.partitions => format!(
+            Some(n) if n < r.partitions && !opts.create_topics => format!(
                 "new source topic '{}' is not copied: target topic '{}' has {n} partitions, fewer than its {}; add partitions to the target",
                 r.source, r.target, r.partitions
             ),
@@ -259,26 +258,6 @@ pub fn refresh(
         out.changed = true;
     }
     Ok(out)
-}
-
-/// CreatePartitions on the target (Apache Kafka; tansu answers UNSUPPORTED_FEATURE).
-fn add_partitions(opts: &RunOptions, r: &Route) -> std::result::Result<(), String> {
-    let admin = admin::admin(&opts.to, "target").map_err(|e| e.to_string())?;
-    let new = NewPartitions::new(&r.target, r.partitions as usize);
-    let admin_opts = AdminOptions::new().operation_timeout(Some(opts.timeout));
-    let failed = |why: String| {
-        format!(
-            "source topic '{}' grew to {} partitions and target topic '{}' could not follow: {why}; add partitions to the target, then run again",
-            r.source, r.partitions, r.target
-        )
-    };
-    let results = admin::block_on(admin.create_partitions([&new], &admin_opts), opts.timeout)
-        .ok_or_else(|| failed(format!("no answer within {:?}", opts.timeout)))?
-        .map_err(|e| failed(e.to_string()))?;
-    for res in results {
-        res.map_err(|(_, code)| failed(code.to_string()))?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -66,13 +66,14 @@ pub(super) struct Acked {
 impl Acked {
     pub(super) fn new(
         opts: &RunOptions,
-        routes: Vec<Route>,
+        routes: super::Routes,
         stamp: Option<Stamp>,
         index: bool,
         progress: Arc<Counters>,
         consumer_cfg: rdkafka::ClientConfig,
         producer_cfg: rdkafka::ClientConfig,
     ) -> Result<Self> {
+        let super::Routes { routes, start } = routes;
         // `--shard`: its partitions are assigned directly instead of through the group; a
         // shard that owns none is a usage error at start.
         if let Some(s) = opts.shard {
@@ -107,10 +108,7 @@ impl Acked {
                 shared: shared.clone(),
                 producer: producer.clone(),
                 guarantee: opts.guarantee,
-                start: source::Start::new(
-                    opts.start,
-                    routes.iter().map(|r| (r.source.as_str(), r.partitions)),
-                ),
+                start,
                 timeout: opts.timeout,
                 flush_timeout: opts.delivery_timeout + Duration::from_secs(5),
             })

@@ -105,13 +105,14 @@ struct Scratch {
 impl Exactly {
     pub(super) fn new(
         opts: &RunOptions,
-        routes: Vec<Route>,
+        routes: super::Routes,
         stamp: Option<Stamp>,
         index: bool,
         progress: Arc<Counters>,
         consumer_cfg: ClientConfig,
         producer_cfg: ClientConfig,
     ) -> Result<Self> {
+        let super::Routes { routes, start } = routes;
         let stamp = stamp.ok_or_else(|| {
             Error::usage("exactly-once needs the origin header: drop --no-origin-header")
         })?;
@@ -151,10 +152,7 @@ impl Exactly {
             aborts_in_a_row: 0,
             transactional_id: shard.transactional_id(&opts.group),
             scratch: Scratch::default(),
-            start: source::Start::new(
-                opts.start,
-                routes.iter().map(|r| (r.source.as_str(), r.partitions)),
-            ),
+            start,
             routes,
             skipped: BTreeSet::new(),
             last_deleted: None,
