@@ -13,6 +13,7 @@ use super::check::{add_partitions, own_records, realise};
 use super::drift::compare_configs;
 use super::TopicCheck;
 use super::{cluster_ids, loops, metadata, same_cluster, Route};
+use crate::error::{Error, Result};
 use crate::options::{RunOptions, TopicSelection};
 
 /// How the source's topics moved since the last look.
@@ -121,12 +122,13 @@ pub struct Refresh {
 
 /// Looks at both clusters and decides what to copy from now on. `skipped` holds topics
 /// already warned about (a topic whose target is missing is warned about once, and picked
-/// up at a later refresh once its target exists). An error ends the run with exit 1.
+/// up at a later refresh once its target exists). An error ends the run with its own kind:
+/// exit 2 for what a person must fix (a config the target refuses), else exit 1.
 pub fn refresh(
     opts: &RunOptions,
     current: &[Route],
     skipped: &mut BTreeSet<String>,
-) -> std::result::Result<Refresh, String> {
+) -> Result<Refresh> {
     let mut out = Refresh {
         routes: current.to_vec(),
         ..Refresh::default()
@@ -195,10 +197,8 @@ pub fn refresh(
         let have = target.get(&r.target).copied().unwrap_or_default();
         match growth(r, have, opts.create_topics) {
             Growth::Follow => {}
-            Growth::AddPartitions => {
-                add_partitions(opts, &[r], &target_meta).map_err(|e| e.to_string())?
-            }
-            Growth::Stop(why) => return Err(why),
+            Growth::AddPartitions => add_partitions(opts, &[r], &target_meta)?,
+            Growth::Stop(why) => return Err(Error::failed(why)),
         }
         out.warnings.push(format!(
             "source topic '{}' grew to {} partitions: copying them all",
@@ -237,9 +237,9 @@ pub fn refresh(
         }
     }
     if !checks.is_empty() {
-        let warnings = compare_configs(opts, &mut checks, false).map_err(|e| e.to_string())?;
-        out.warnings.extend(warnings);
-        realise(opts, &checks, &target_meta).map_err(|e| e.to_string())?;
+        out.warnings
+            .extend(compare_configs(opts, &mut checks, false)?);
+        realise(opts, &checks, &target_meta)?;
         for c in checks {
             out.warnings.push(format!(
                 "new source topic '{}' ({} partitions) is copied to '{}'{}",

@@ -76,7 +76,7 @@ pub(super) struct Exactly {
     parts: BTreeMap<(String, i32), Owned>,
     ends: Ends,
     txn: Txn,
-    failure: Option<String>,
+    failure: Option<Error>,
     aborts_in_a_row: u32,
     transactional_id: String,
     scratch: Scratch,
@@ -166,7 +166,7 @@ impl Exactly {
     pub(super) fn run(mut self, stop: &AtomicBool) -> Summary {
         let started = Instant::now();
         if let Err(msg) = self.start() {
-            self.failure = Some(msg);
+            self.failure = Some(Error::failed(msg));
         } else {
             self.copy(stop);
             self.progress.finishing(stop.load(Ordering::SeqCst));
@@ -332,16 +332,16 @@ impl Exactly {
                                 return;
                             }
                             Ok(false) => {}
-                            Err(msg) => self.failure = Some(msg),
+                            Err(msg) => self.failure = Some(Error::failed(msg)),
                         }
                     }
                 }
                 Polled::Gap(_) => {
-                    self.failure = Some(source::gap_message(
+                    self.failure = Some(Error::failed(source::gap_message(
                         &self.consumer,
                         self.ends.starts(),
                         &self.opts,
-                    ));
+                    )));
                 }
                 Polled::Fatal(msg) => {
                     // A deleted source topic reads as an unknown topic: with discovery on,
@@ -349,8 +349,10 @@ impl Exactly {
                     if self.opts.refresh_topics.is_some() && self.refresh_topics() {
                         last_refresh = Instant::now();
                     } else {
-                        self.failure =
-                            Some(format!("source cluster '{}': {msg}", self.opts.from.name))
+                        self.failure = Some(Error::failed(format!(
+                            "source cluster '{}': {msg}",
+                            self.opts.from.name
+                        )))
                     }
                 }
                 Polled::Transient(e) => warner.warn(&self.opts.from.name, &e),
