@@ -202,3 +202,74 @@ fn issue_18_a_run_starting_after_growth_adds_partitions_at_least_once() {
 fn issue_18_a_run_starting_after_growth_adds_partitions_exactly_once() {
     a_run_starting_after_growth_adds_partitions("exactly-once");
 }
+
+/// The consumer's own metadata refresh (here every second) sees the grown source long before
+/// the run's `--refresh-topics` (an hour) does, and the group assigns the new partition: the
+/// run checks the growth itself (adds the target partition with `--create-topics`) before
+/// copying the new partition's records, into the same partition number.
+#[test]
+fn issue_18_a_rebalance_librdkafka_starts_for_a_grown_topic_is_followed() {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let topic = common::unique("grow-self");
+    let group = common::unique("g-grow-self");
+    common::create_topic(&a.bootstrap, &topic, 1);
+    common::produce(&a.bootstrap, &topic, &kr::records(10, 1, "before"));
+    let mut args = vec![
+        "--from",
+        &a.bootstrap,
+        "--to",
+        &b.bootstrap,
+        "--topics",
+        &topic,
+        "--group",
+        &group,
+        "--create-topics",
+        "--refresh-topics",
+        "1h",
+        "--json",
+        "-X",
+        "topic.metadata.refresh.interval.ms=1000",
+    ];
+    args.extend_from_slice(&kr::FAST_GROUP);
+    let mut child = Some(kr::spawn(&args));
+    kr::wait_for_records(
+        &b.bootstrap,
+        &topic,
+        10,
+        Duration::from_secs(60),
+        &mut child,
+    );
+
+    common::add_partitions(&a.bootstrap, &topic, 2);
+    let mut grown = kr::records(20, 2, "grown");
+    grown.retain(|r| r.partition == 1);
+    common::produce(&a.bootstrap, &topic, &grown);
+    kr::wait_for_records(
+        &b.bootstrap,
+        &topic,
+        20,
+        Duration::from_secs(60),
+        &mut child,
+    );
+    let run = kr::stop(&mut child);
+
+    assert_eq!(common::partition_count(&b.bootstrap, &topic), 2);
+    let src = common::read_all(&a.bootstrap, &topic);
+    let dst = common::read_all(&b.bootstrap, &topic);
+    for p in 0..2 {
+        assert_eq!(
+            kr::partition(&dst, p),
+            kr::partition(&src, p),
+            "[{p}]\n{}",
+            run.stderr
+        );
+    }
+    assert!(
+        run.stderr.contains(&format!(
+            "source topic '{topic}' grew to 2 partitions: copying them all"
+        )),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.json()["records"], 20, "{}", run.stdout);
+}

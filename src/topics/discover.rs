@@ -194,16 +194,8 @@ pub fn refresh(
         out.changed = true;
     }
     for r in &found.grown {
-        let have = target.get(&r.target).copied().unwrap_or_default();
-        match growth(r, have, opts.create_topics) {
-            Growth::Follow => {}
-            Growth::AddPartitions => add_partitions(opts, &[r], &target_meta)?,
-            Growth::Stop(why) => return Err(Error::failed(why)),
-        }
-        out.warnings.push(format!(
-            "source topic '{}' grew to {} partitions: copying them all",
-            r.source, r.partitions
-        ));
+        out.warnings
+            .push(follow_growth(opts, r, &target, &target_meta)?);
         if let Some(x) = out.routes.iter_mut().find(|x| x.source == r.source) {
             x.partitions = r.partitions;
         }
@@ -258,6 +250,58 @@ pub fn refresh(
         out.changed = true;
     }
     Ok(out)
+}
+
+/// Makes the target follow a source topic that grew to `r.partitions` (it has as many, or
+/// gets them with `--create-topics`), else the run stops; returns the notice.
+fn follow_growth(
+    opts: &RunOptions,
+    r: &Route,
+    target: &HashMap<String, i32>,
+    target_meta: &super::Metadata,
+) -> Result<String> {
+    let have = target.get(&r.target).copied().unwrap_or_default();
+    match growth(r, have, opts.create_topics) {
+        Growth::Follow => {}
+        Growth::AddPartitions => add_partitions(opts, &[r], target_meta)?,
+        Growth::Stop(why) => return Err(Error::failed(why)),
+    }
+    Ok(format!(
+        "source topic '{}' grew to {} partitions: copying them all",
+        r.source, r.partitions
+    ))
+}
+
+/// The growth check for source partitions the group assigned before a refresh saw them
+/// (librdkafka's own metadata refresh rebalanced it): `routes` with more partitions than the
+/// run knows (at least up to the assigned ones) are followed as at a refresh. Returns the
+/// routes with their new counts and the notices; nothing when a cluster does not answer (the
+/// record's send then waits for its target partition, as for a target grown by hand).
+pub fn follow_assigned(opts: &RunOptions, routes: &[Route]) -> Result<(Vec<Route>, Vec<String>)> {
+    let looked = metadata(&opts.from, "source", "--from", opts.timeout)
+        .and_then(|s| Ok((s, metadata(&opts.to, "target", "--to", opts.timeout)?)));
+    let ((_, source), (target_meta, target)) = match looked {
+        Ok(x) => x,
+        Err(e) => {
+            log::warn!("growth check skipped: {e}");
+            return Ok(Default::default());
+        }
+    };
+    let (mut grown, mut notices) = (Vec::new(), Vec::new());
+    for r in routes {
+        let partitions = source
+            .get(&r.source)
+            .copied()
+            .unwrap_or(0)
+            .max(r.partitions);
+        let r = Route {
+            partitions,
+            ..r.clone()
+        };
+        notices.push(follow_growth(opts, &r, &target, &target_meta)?);
+        grown.push(r);
+    }
+    Ok((grown, notices))
 }
 
 #[cfg(test)]

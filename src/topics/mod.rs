@@ -18,7 +18,7 @@ mod index;
 pub mod loops;
 
 pub use check::{apply, inspect, stamp, Applied, Inspection};
-pub use discover::refresh;
+pub use discover::{follow_assigned, refresh};
 pub use drift::{config_differences, TopicDrift};
 
 use self::configs::Drift;

@@ -2,7 +2,7 @@
 //! which positions to commit (pure, unit-tested).
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard};
 use std::time::Instant;
 
@@ -77,6 +77,9 @@ pub(super) struct Shared {
     /// partitions' last reports and commits still need it).
     pub(super) target_of: RwLock<TopicMap<Arc<str>>>,
     pub(super) source_of: RwLock<TopicMap<Arc<str>>>,
+    /// Set by each assignment: the loop checks, before copying, that the run knows every
+    /// assigned partition (the group may assign a grown topic's new ones on its own).
+    pub(super) assigned: AtomicBool,
 }
 
 impl Shared {
