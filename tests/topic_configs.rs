@@ -279,8 +279,7 @@ fn issue_17_a_config_the_target_refuses_is_exit_2_before_copying() {
 
 /// The same refusal for a topic found while copying (`--refresh-topics`): a person must fix
 /// it, so the run ends with exit 2 and `error_kind` usage, not 1 (a rerun would fail alike).
-#[test]
-fn issue_18_a_config_the_target_refuses_on_a_discovered_topic_is_exit_2() {
+fn a_config_the_target_refuses_on_a_discovered_topic_is_exit_2(guarantee: &str) {
     let a = common::Tansu::start("cfg-found-a");
     let b = Kafka::shared("b");
     let prefix = common::unique("found");
@@ -298,6 +297,8 @@ fn issue_18_a_config_the_target_refuses_on_a_discovered_topic_is_exit_2() {
         &pattern,
         "--group",
         &group,
+        "--guarantee",
+        guarantee,
         "--create-topics",
         "--refresh-topics",
         "1s",
@@ -321,4 +322,14 @@ fn issue_18_a_config_the_target_refuses_on_a_discovered_topic_is_exit_2() {
     );
     assert!(!kr::topics(&b.bootstrap).contains(&bad));
     assert_eq!(json["records"], 5, "{run:?}");
+}
+
+#[test]
+fn issue_18_a_config_the_target_refuses_on_a_discovered_topic_is_exit_2_at_least_once() {
+    a_config_the_target_refuses_on_a_discovered_topic_is_exit_2("at-least-once");
+}
+
+#[test]
+fn issue_18_a_config_the_target_refuses_on_a_discovered_topic_is_exit_2_exactly_once() {
+    a_config_the_target_refuses_on_a_discovered_topic_is_exit_2("exactly-once");
 }

@@ -25,7 +25,11 @@ impl Exactly {
         let found = match topics::refresh(&self.opts, &self.routes, &mut self.skipped) {
             Ok(found) => found,
             Err(e) => {
-                self.failure = Some(e);
+                // The refusal is about another topic: what was copied is committed first.
+                if self.txn.open {
+                    self.commit_txn();
+                }
+                self.failure.get_or_insert(e);
                 return false;
             }
         };
