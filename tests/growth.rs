@@ -176,6 +176,28 @@ fn a_run_starting_after_growth_adds_partitions(guarantee: &str) {
     assert_eq!(refused.json()["error_kind"], "usage", "{refused:?}");
     assert_eq!(common::partition_count(&b.bootstrap, &topic), 1);
 
+    let mut plan_args = vec!["plan"];
+    plan_args.extend(kr::caught_up_args(
+        &a.bootstrap,
+        &b.bootstrap,
+        &topic,
+        &group,
+        guarantee,
+        &["--create-topics"],
+    ));
+    let plan = kr::run(&plan_args);
+    assert_eq!(plan.code, 0, "{plan:?}");
+    assert_eq!(
+        plan.json()["topics"][0]["action"],
+        "add_partitions",
+        "{plan:?}"
+    );
+    assert_eq!(
+        common::partition_count(&b.bootstrap, &topic),
+        1,
+        "plan writes nothing"
+    );
+
     let second = run(&["--create-topics", "--start", "latest"]);
     assert_eq!(second.code, 0, "{second:?}");
     assert_eq!(second.json()["records"], 30, "{second:?}");
