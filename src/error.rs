@@ -3,7 +3,7 @@
 use std::fmt;
 
 /// Everything that can end a run early.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum Error {
     /// Bad flags, config, names or properties: nothing was consumed, produced or committed.
     #[error("{0}")]

@@ -136,3 +136,162 @@ fn issue_18_a_target_grown_by_hand_is_followed_at_least_once() {
 fn issue_18_a_target_grown_by_hand_is_followed_exactly_once() {
     grown_topic_is_followed("exactly-once", false);
 }
+
+/// A cron-style `--until-caught-up` run that starts after the source grew: without
+/// `--create-topics` it refuses (exit 2, nothing copied); with it, it adds the partitions on
+/// the target and copies the new ones from their first record, even under `--start latest`.
+fn a_run_starting_after_growth_adds_partitions(guarantee: &str) {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let topic = common::unique("grown-between");
+    let group = common::unique("g-grown-between");
+    common::create_topic(&a.bootstrap, &topic, 1);
+    common::produce(&a.bootstrap, &topic, &kr::records(10, 1, "first"));
+    let run = |extra: &[&str]| {
+        kr::run(&kr::caught_up_args(
+            &a.bootstrap,
+            &b.bootstrap,
+            &topic,
+            &group,
+            guarantee,
+            extra,
+        ))
+    };
+    let first = run(&["--create-topics"]);
+    assert_eq!(first.code, 0, "{first:?}");
+    assert_eq!(first.json()["records"], 10, "{first:?}");
+
+    // Between two runs the source grows, and records land in every partition.
+    common::add_partitions(&a.bootstrap, &topic, 3);
+    common::produce(&a.bootstrap, &topic, &kr::records(30, 3, "grown"));
+
+    let refused = run(&[]);
+    assert_eq!(refused.code, 2, "without --create-topics: {refused:?}");
+    assert!(
+        refused.stderr.contains(&format!(
+            "target topic '{topic}' has 1 partitions, fewer than the 3 of source topic '{topic}'"
+        )) && refused.stderr.contains("--create-topics"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(refused.json()["error_kind"], "usage", "{refused:?}");
+    assert_eq!(common::partition_count(&b.bootstrap, &topic), 1);
+
+    let mut plan_args = vec!["plan"];
+    plan_args.extend(kr::caught_up_args(
+        &a.bootstrap,
+        &b.bootstrap,
+        &topic,
+        &group,
+        guarantee,
+        &["--create-topics"],
+    ));
+    let plan = kr::run(&plan_args);
+    assert_eq!(plan.code, 0, "{plan:?}");
+    assert_eq!(
+        plan.json()["topics"][0]["action"],
+        "add_partitions",
+        "{plan:?}"
+    );
+    assert_eq!(
+        common::partition_count(&b.bootstrap, &topic),
+        1,
+        "plan writes nothing"
+    );
+
+    let second = run(&["--create-topics", "--start", "latest"]);
+    assert_eq!(second.code, 0, "{second:?}");
+    assert_eq!(second.json()["records"], 30, "{second:?}");
+    assert_eq!(common::partition_count(&b.bootstrap, &topic), 3);
+    let src = common::read_all(&a.bootstrap, &topic);
+    let dst = common::read_all(&b.bootstrap, &topic);
+    for p in 0..3 {
+        assert_eq!(
+            kr::partition(&dst, p),
+            kr::partition(&src, p),
+            "[{p}]: every record, in the same partition\n{}",
+            second.stderr
+        );
+    }
+    assert_eq!(kr::partition(&dst, 1).len(), 10);
+}
+
+#[test]
+fn issue_18_a_run_starting_after_growth_adds_partitions_at_least_once() {
+    a_run_starting_after_growth_adds_partitions("at-least-once");
+}
+
+#[test]
+fn issue_18_a_run_starting_after_growth_adds_partitions_exactly_once() {
+    a_run_starting_after_growth_adds_partitions("exactly-once");
+}
+
+/// The consumer's own metadata refresh (here every second) sees the grown source long before
+/// the run's `--refresh-topics` (an hour) does, and the group assigns the new partition: the
+/// run checks the growth itself (adds the target partition with `--create-topics`) before
+/// copying the new partition's records, into the same partition number.
+#[test]
+fn issue_18_a_rebalance_librdkafka_starts_for_a_grown_topic_is_followed() {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let topic = common::unique("grow-self");
+    let group = common::unique("g-grow-self");
+    common::create_topic(&a.bootstrap, &topic, 1);
+    common::produce(&a.bootstrap, &topic, &kr::records(10, 1, "before"));
+    let mut args = vec![
+        "--from",
+        &a.bootstrap,
+        "--to",
+        &b.bootstrap,
+        "--topics",
+        &topic,
+        "--group",
+        &group,
+        "--create-topics",
+        "--refresh-topics",
+        "1h",
+        "--json",
+        "-X",
+        "topic.metadata.refresh.interval.ms=1000",
+    ];
+    args.extend_from_slice(&kr::FAST_GROUP);
+    let mut child = Some(kr::spawn(&args));
+    kr::wait_for_records(
+        &b.bootstrap,
+        &topic,
+        10,
+        Duration::from_secs(60),
+        &mut child,
+    );
+
+    common::add_partitions(&a.bootstrap, &topic, 2);
+    let mut grown = kr::records(20, 2, "grown");
+    grown.retain(|r| r.partition == 1);
+    common::produce(&a.bootstrap, &topic, &grown);
+    kr::wait_for_records(
+        &b.bootstrap,
+        &topic,
+        20,
+        Duration::from_secs(60),
+        &mut child,
+    );
+    let run = kr::stop(&mut child);
+
+    assert_eq!(common::partition_count(&b.bootstrap, &topic), 2);
+    let src = common::read_all(&a.bootstrap, &topic);
+    let dst = common::read_all(&b.bootstrap, &topic);
+    for p in 0..2 {
+        assert_eq!(
+            kr::partition(&dst, p),
+            kr::partition(&src, p),
+            "[{p}]\n{}",
+            run.stderr
+        );
+    }
+    assert!(
+        run.stderr.contains(&format!(
+            "source topic '{topic}' grew to 2 partitions: copying them all"
+        )),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.json()["records"], 20, "{}", run.stdout);
+}

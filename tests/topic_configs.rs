@@ -2,6 +2,7 @@
 //! about at start and fixed by `--sync-configs`; `plan` shows it without writing.
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use crate::common::{self, Kafka};
 use crate::kr;
@@ -274,4 +275,61 @@ fn issue_17_a_config_the_target_refuses_is_exit_2_before_copying() {
     );
     assert!(!kr::topics(&b.bootstrap).contains(&topic));
     assert_eq!(common::committed(&a.bootstrap, &group, &topic, 1), vec![-1]);
+}
+
+/// The same refusal for a topic found while copying (`--refresh-topics`): a person must fix
+/// it, so the run ends with exit 2 and `error_kind` usage, not 1 (a rerun would fail alike).
+fn a_config_the_target_refuses_on_a_discovered_topic_is_exit_2(guarantee: &str) {
+    let a = common::Tansu::start("cfg-found-a");
+    let b = Kafka::shared("b");
+    let prefix = common::unique("found");
+    let (good, bad) = (format!("{prefix}.good"), format!("{prefix}.bad"));
+    common::create_topic(&a.bootstrap, &good, 1);
+    common::produce(&a.bootstrap, &good, &kr::records(5, 1, "g"));
+    let group = common::unique("g-found");
+    let pattern = format!("^{}\\..*", prefix.replace('.', "\\."));
+    let mut args = vec![
+        "--from",
+        &a.bootstrap,
+        "--to",
+        &b.bootstrap,
+        "--topics",
+        &pattern,
+        "--group",
+        &group,
+        "--guarantee",
+        guarantee,
+        "--create-topics",
+        "--refresh-topics",
+        "1s",
+        "--json",
+    ];
+    args.extend_from_slice(&kr::FAST_GROUP);
+    let mut child = Some(kr::spawn(&args));
+    kr::wait_for_records(&b.bootstrap, &good, 5, Duration::from_secs(60), &mut child);
+
+    common::create_topic_with(&a.bootstrap, &bad, 1, &[("retention.ms", "soon")]);
+    common::produce(&a.bootstrap, &bad, &kr::records(5, 1, "b"));
+    let run = kr::wait(child.take().expect("running"), Duration::from_secs(60));
+    assert_eq!(run.code, 2, "{run:?}");
+    let json = run.json();
+    assert_eq!(json["error_kind"], "usage", "{run:?}");
+    let error = json["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains(&format!("cannot create target topic '{bad}'"))
+            && error.contains("retention.ms=soon"),
+        "{run:?}"
+    );
+    assert!(!kr::topics(&b.bootstrap).contains(&bad));
+    assert_eq!(json["records"], 5, "{run:?}");
+}
+
+#[test]
+fn issue_18_a_config_the_target_refuses_on_a_discovered_topic_is_exit_2_at_least_once() {
+    a_config_the_target_refuses_on_a_discovered_topic_is_exit_2("at-least-once");
+}
+
+#[test]
+fn issue_18_a_config_the_target_refuses_on_a_discovered_topic_is_exit_2_exactly_once() {
+    a_config_the_target_refuses_on_a_discovered_topic_is_exit_2("exactly-once");
 }

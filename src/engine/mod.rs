@@ -17,6 +17,12 @@ use crate::report::{Counters, Summary};
 use crate::topics;
 use crate::{progress, trail};
 
+/// The routes a run copies, and where their partitions without a position start.
+pub(crate) struct Routes {
+    pub routes: Vec<topics::Route>,
+    pub start: crate::source::Start,
+}
+
 /// A run that passed every check and is ready to copy.
 pub struct Replicator {
     engine: Engine,
@@ -52,7 +58,7 @@ impl Replicator {
                     &target_id,
                     source_id.as_deref(),
                     &found.routes(),
-                    &found.missing_targets(),
+                    &found.missing_partitions(),
                 )?
             }
         };
@@ -61,6 +67,7 @@ impl Replicator {
         }
         let topics::Applied {
             routes,
+            grown,
             mut warnings,
             later,
             stamp,
@@ -93,6 +100,15 @@ impl Replicator {
                 false
             }
         };
+        // Partitions this run added to the target start at their beginning (not `--start`).
+        let start = crate::source::Start::new(
+            opts.start,
+            routes.iter().map(|r| {
+                let had = grown.iter().find(|(t, _)| *t == r.source).map(|g| g.1);
+                (r.source.as_str(), had.unwrap_or(r.partitions))
+            }),
+        );
+        let routes = Routes { routes, start };
         let engine = match opts.guarantee {
             Guarantee::ExactlyOnce => Engine::Transactional(transactional::Exactly::new(
                 opts,

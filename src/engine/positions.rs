@@ -59,14 +59,14 @@ pub struct Settled {
 
 /// Names the group (a default one after the target's identity and the rename), reads its
 /// positions (or the old default group's), and checks that they belong to this route.
-/// `source_id` names the source in origin headers; `empty` lists target topics known to be
-/// empty (just created, or missing for `plan`).
+/// `source_id` names the source in origin headers; `empty` lists target partitions known to
+/// be empty (just created, or missing for `plan`).
 pub fn settle(
     opts: &mut RunOptions,
     target_id: &str,
     source_id: Option<&str>,
     routes: &[Route],
-    empty: &[String],
+    empty: &[(String, i32)],
 ) -> Result<Settled> {
     let legacy = opts.group.clone();
     if opts.group_is_default {
@@ -184,16 +184,16 @@ fn committed(
     got.map_err(Error::failed)
 }
 
-/// (low, high) of every target partition, from a Fetch; topics in `empty` are (0, 0).
+/// (low, high) of every target partition, from a Fetch; partitions in `empty` are (0, 0).
 fn target_bounds(
     opts: &RunOptions,
     parts: &[(&Route, i32)],
-    empty: &[String],
+    empty: &[(String, i32)],
 ) -> Result<HashMap<(String, i32), (i64, i64)>> {
     let mut out = HashMap::new();
     let mut tpl = TopicPartitionList::new();
     for (r, p) in parts {
-        if empty.contains(&r.target) {
+        if empty.iter().any(|(t, n)| *t == r.target && n == p) {
             out.insert((r.target.clone(), *p), (0, 0));
         } else {
             let _ = tpl.add_partition_offset(&r.target, *p, Offset::Beginning);

@@ -45,7 +45,7 @@ pub fn run(args: &CopyArgs) -> Result<Exit> {
             &target_id,
             source_id.as_deref(),
             &found.routes(),
-            &found.missing_targets(),
+            &found.missing_partitions(),
         )?;
         found.refusal = settled.refusal;
         found.warnings.extend(settled.warnings);

@@ -62,7 +62,8 @@ pub struct TopicPlan {
     pub source_partitions: i32,
     /// Null when the target topic does not exist.
     pub target_partitions: Option<i32>,
-    /// `create` (with `create_configs`) or `exists`.
+    /// `create` (with `create_configs`), `exists`, or `add_partitions` (`--create-topics`, the
+    /// target has fewer partitions than the source).
     pub action: &'static str,
     pub create_configs: BTreeMap<String, String>,
     pub config_differences: Vec<Drift>,
@@ -120,10 +121,10 @@ impl Plan {
                     target: r.target.clone(),
                     source_partitions: r.partitions,
                     target_partitions: t.target_partitions,
-                    action: if t.target_partitions.is_some() {
-                        "exists"
-                    } else {
-                        "create"
+                    action: match t.target_partitions {
+                        Some(n) if n < r.partitions && opts.create_topics => "add_partitions",
+                        Some(_) => "exists",
+                        None => "create",
                     },
                     create_configs: t.create_configs.clone(),
                     config_differences: t.drift.clone(),
@@ -167,6 +168,9 @@ impl Plan {
         let mut lower_bound = false;
         for t in &self.topics {
             let target = match t.target_partitions {
+                Some(n) if t.action == "add_partitions" => {
+                    format!("exists, {n} partitions: add {}", t.source_partitions - n)
+                }
                 Some(1) => "exists, 1 partition".into(),
                 Some(n) => format!("exists, {n} partitions"),
                 None => "create".into(),

@@ -48,6 +48,15 @@ pub enum ErrorKind {
     Interrupted,
 }
 
+impl ErrorKind {
+    fn of(err: &Error) -> Self {
+        match err.exit() {
+            Exit::Usage => ErrorKind::Usage,
+            _ => ErrorKind::Failed,
+        }
+    }
+}
+
 /// What a run did, for the human line on stderr and the `--json` object.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Summary {
@@ -128,10 +137,10 @@ impl std::fmt::Display for Status {
 
 impl Summary {
     pub fn exit(&self) -> Exit {
-        if self.error.is_some() {
-            Exit::Failed
-        } else {
-            Exit::Done
+        match (&self.error, self.error_kind) {
+            (Some(_), Some(ErrorKind::Usage)) => Exit::Usage,
+            (Some(_), _) => Exit::Failed,
+            (None, _) => Exit::Done,
         }
     }
 
@@ -139,7 +148,7 @@ impl Summary {
         opts: &RunOptions,
         started: Instant,
         stopped: bool,
-        failure: Option<String>,
+        failure: Option<Error>,
         progress: &Counters,
         positions: BTreeMap<(String, i32), PartitionEnd>,
     ) -> Self {
@@ -148,7 +157,8 @@ impl Summary {
             (None, true) => Status::Stopped,
             (None, false) => Status::Ok,
         };
-        let error_kind = failure.as_ref().map(|_| ErrorKind::Failed);
+        let error_kind = failure.as_ref().map(ErrorKind::of);
+        let failure = failure.map(|e| e.to_string());
         let mut summary = Summary::ended(&Identity::of(opts), started, status, failure, error_kind);
         summary.records = progress.records.load(Ordering::Relaxed);
         summary.bytes = progress.bytes.load(Ordering::Relaxed);
@@ -177,16 +187,12 @@ impl Summary {
 
     /// A run that ended with `err` before it copied anything.
     pub fn of_error(who: &Identity, started: Instant, err: &Error) -> Self {
-        let kind = match err.exit() {
-            Exit::Usage => ErrorKind::Usage,
-            _ => ErrorKind::Failed,
-        };
         Summary::ended(
             who,
             started,
             Status::Failed,
             Some(err.to_string()),
-            Some(kind),
+            Some(ErrorKind::of(err)),
         )
     }
 

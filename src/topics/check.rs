@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use rdkafka::admin::{AdminOptions, NewTopic, TopicReplication};
+use rdkafka::admin::{AdminOptions, NewPartitions, NewTopic, TopicReplication};
 use rdkafka::error::RDKafkaErrorCode;
 
 use super::access;
@@ -42,12 +42,27 @@ impl Inspection {
         (self.ids.0.as_deref(), self.ids.1.as_deref())
     }
 
-    /// Target topics a run creates (missing ones, with `--create-topics`).
-    pub fn missing_targets(&self) -> Vec<String> {
+    /// Target partitions a run creates with `--create-topics` (of missing topics, and those a
+    /// target with fewer partitions than its source lacks): empty once created.
+    pub fn missing_partitions(&self) -> Vec<(String, i32)> {
         self.topics
             .iter()
-            .filter(|t| t.target_partitions.is_none())
-            .map(|t| t.route.target.clone())
+            .flat_map(|t| {
+                let have = t.target_partitions.unwrap_or(0);
+                (have..t.route.partitions).map(|p| (t.route.target.clone(), p))
+            })
+            .collect()
+    }
+
+    /// Source topic → the partitions its target had before the run added some: the others
+    /// start at their beginning, like partitions that appear while copying.
+    pub fn grown(&self) -> Vec<(String, i32)> {
+        self.topics
+            .iter()
+            .filter_map(|t| match t.target_partitions {
+                Some(n) if n < t.route.partitions => Some((t.route.source.clone(), n)),
+                _ => None,
+            })
             .collect()
     }
 
@@ -109,8 +124,9 @@ pub fn inspect(opts: &RunOptions) -> Result<Inspection> {
     for t in &topics {
         let r = &t.route;
         let why = match t.target_partitions {
-            Some(n) if n < r.partitions => format!(
-                "target topic '{}' has {n} partitions, fewer than the {} of source topic '{}': add partitions to the target",
+            // With --create-topics, [`realise`] adds the missing partitions.
+            Some(n) if n < r.partitions && !opts.create_topics => format!(
+                "target topic '{}' has {n} partitions, fewer than the {} of source topic '{}': add partitions to the target, or pass --create-topics",
                 r.target, r.partitions, r.source
             ),
             None if !opts.create_topics => format!(
@@ -257,6 +273,7 @@ pub fn apply(opts: &RunOptions, found: Inspection) -> Result<Applied> {
     };
     Ok(Applied {
         routes: found.routes(),
+        grown: found.grown(),
         warnings: found.warnings,
         later,
         stamp,
@@ -287,6 +304,8 @@ pub fn identity(reported: &Option<String>, spec: &ClusterSpec, flag: &str) -> Re
 /// What [`apply`] leaves to the run.
 pub struct Applied {
     pub routes: Vec<Route>,
+    /// Source topic → the partitions its target had before this run added the others.
+    pub grown: Vec<(String, i32)>,
     /// Warnings to show at start.
     pub warnings: Vec<String>,
     /// Config drift to report while the copy starts.
@@ -307,6 +326,22 @@ pub(super) fn realise(opts: &RunOptions, topics: &[TopicCheck], target: &Metadat
         .collect();
     if !missing.is_empty() {
         create_topics(opts, &missing, target)?;
+    }
+    let short: Vec<&Route> = topics
+        .iter()
+        .filter(|t| t.target_partitions.is_some_and(|n| n < t.route.partitions))
+        .map(|t| &t.route)
+        .collect();
+    if !short.is_empty() {
+        add_partitions(opts, &short, target)?;
+        for r in short {
+            log::info!(
+                "added partitions to target topic '{}': {} now, like source topic '{}'",
+                r.target,
+                r.partitions,
+                r.source
+            );
+        }
     }
     if opts.sync_configs {
         let changes: BTreeMap<String, BTreeMap<String, String>> = topics
@@ -382,6 +417,41 @@ fn create_topics(opts: &RunOptions, missing: &[&TopicCheck], target: &Metadata) 
         .collect();
     wait_for(target, &want, opts.timeout)
         .map_err(|e| Error::failed(format!("created target topics: {e}")))
+}
+
+/// CreatePartitions on the target up to each route's count (Apache Kafka; tansu answers
+/// UNSUPPORTED_FEATURE), then waits until the target's metadata shows them. An error is
+/// exit 1: a rerun after the target was grown by hand succeeds.
+pub(super) fn add_partitions(opts: &RunOptions, grow: &[&Route], target: &Metadata) -> Result<()> {
+    let failed = |r: &Route, why: &dyn std::fmt::Display| {
+        Error::failed(format!(
+            "source topic '{}' has {} partitions and target topic '{}' could not follow: {why}; add partitions to the target, then run again",
+            r.source, r.partitions, r.target
+        ))
+    };
+    let Some(first) = grow.first() else {
+        return Ok(());
+    };
+    let admin = admin::admin(&opts.to, "target")?;
+    let new: Vec<NewPartitions<'_>> = grow
+        .iter()
+        .map(|r| NewPartitions::new(&r.target, r.partitions as usize))
+        .collect();
+    let admin_opts = AdminOptions::new().operation_timeout(Some(opts.timeout));
+    let results = admin::block_on(admin.create_partitions(&new, &admin_opts), opts.timeout)
+        .ok_or_else(|| failed(first, &format!("no answer within {:?}", opts.timeout)))?
+        .map_err(|e| failed(first, &e))?;
+    for res in results {
+        if let Err((topic, code)) = res {
+            let r = grow.iter().find(|r| r.target == topic).unwrap_or(first);
+            return Err(failed(r, &code));
+        }
+    }
+    let want: Vec<(&str, i32)> = grow
+        .iter()
+        .map(|r| (r.target.as_str(), r.partitions))
+        .collect();
+    wait_for(target, &want, opts.timeout).map_err(|e| failed(first, &e))
 }
 
 #[cfg(test)]

@@ -9,13 +9,11 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use rdkafka::admin::{AdminOptions, NewPartitions};
-
-use super::admin;
-use super::check::{own_records, realise};
+use super::check::{add_partitions, own_records, realise};
 use super::drift::compare_configs;
 use super::TopicCheck;
 use super::{cluster_ids, loops, metadata, same_cluster, Route};
+use crate::error::{Error, Result};
 use crate::options::{RunOptions, TopicSelection};
 
 /// How the source's topics moved since the last look.
@@ -124,12 +122,13 @@ pub struct Refresh {
 
 /// Looks at both clusters and decides what to copy from now on. `skipped` holds topics
 /// already warned about (a topic whose target is missing is warned about once, and picked
-/// up at a later refresh once its target exists). An error ends the run with exit 1.
+/// up at a later refresh once its target exists). An error ends the run with its own kind:
+/// exit 2 for what a person must fix (a config the target refuses), else exit 1.
 pub fn refresh(
     opts: &RunOptions,
     current: &[Route],
     skipped: &mut BTreeSet<String>,
-) -> std::result::Result<Refresh, String> {
+) -> Result<Refresh> {
     let mut out = Refresh {
         routes: current.to_vec(),
         ..Refresh::default()
@@ -195,16 +194,8 @@ pub fn refresh(
         out.changed = true;
     }
     for r in &found.grown {
-        let have = target.get(&r.target).copied().unwrap_or_default();
-        match growth(r, have, opts.create_topics) {
-            Growth::Follow => {}
-            Growth::AddPartitions => add_partitions(opts, r)?,
-            Growth::Stop(why) => return Err(why),
-        }
-        out.warnings.push(format!(
-            "source topic '{}' grew to {} partitions: copying them all",
-            r.source, r.partitions
-        ));
+        out.warnings
+            .push(follow_growth(opts, r, &target, &target_meta)?);
         if let Some(x) = out.routes.iter_mut().find(|x| x.source == r.source) {
             x.partitions = r.partitions;
         }
@@ -214,7 +205,7 @@ pub fn refresh(
     for r in found.added {
         let have = target.get(&r.target).copied();
         let why = match have {
-            Some(n) if n < r.partitions => format!(
+            Some(n) if n < r.partitions && !opts.create_topics => format!(
                 "new source topic '{}' is not copied: target topic '{}' has {n} partitions, fewer than its {}; add partitions to the target",
                 r.source, r.target, r.partitions
             ),
@@ -238,9 +229,9 @@ pub fn refresh(
         }
     }
     if !checks.is_empty() {
-        let warnings = compare_configs(opts, &mut checks, false).map_err(|e| e.to_string())?;
-        out.warnings.extend(warnings);
-        realise(opts, &checks, &target_meta).map_err(|e| e.to_string())?;
+        out.warnings
+            .extend(compare_configs(opts, &mut checks, false)?);
+        realise(opts, &checks, &target_meta)?;
         for c in checks {
             out.warnings.push(format!(
                 "new source topic '{}' ({} partitions) is copied to '{}'{}",
@@ -261,24 +252,56 @@ pub fn refresh(
     Ok(out)
 }
 
-/// CreatePartitions on the target (Apache Kafka; tansu answers UNSUPPORTED_FEATURE).
-fn add_partitions(opts: &RunOptions, r: &Route) -> std::result::Result<(), String> {
-    let admin = admin::admin(&opts.to, "target").map_err(|e| e.to_string())?;
-    let new = NewPartitions::new(&r.target, r.partitions as usize);
-    let admin_opts = AdminOptions::new().operation_timeout(Some(opts.timeout));
-    let failed = |why: String| {
-        format!(
-            "source topic '{}' grew to {} partitions and target topic '{}' could not follow: {why}; add partitions to the target, then run again",
-            r.source, r.partitions, r.target
-        )
-    };
-    let results = admin::block_on(admin.create_partitions([&new], &admin_opts), opts.timeout)
-        .ok_or_else(|| failed(format!("no answer within {:?}", opts.timeout)))?
-        .map_err(|e| failed(e.to_string()))?;
-    for res in results {
-        res.map_err(|(_, code)| failed(code.to_string()))?;
+/// Makes the target follow a source topic that grew to `r.partitions` (it has as many, or
+/// gets them with `--create-topics`), else the run stops; returns the notice.
+fn follow_growth(
+    opts: &RunOptions,
+    r: &Route,
+    target: &HashMap<String, i32>,
+    target_meta: &super::Metadata,
+) -> Result<String> {
+    let have = target.get(&r.target).copied().unwrap_or_default();
+    match growth(r, have, opts.create_topics) {
+        Growth::Follow => {}
+        Growth::AddPartitions => add_partitions(opts, &[r], target_meta)?,
+        Growth::Stop(why) => return Err(Error::failed(why)),
     }
-    Ok(())
+    Ok(format!(
+        "source topic '{}' grew to {} partitions: copying them all",
+        r.source, r.partitions
+    ))
+}
+
+/// The growth check for source partitions the group assigned before a refresh saw them
+/// (librdkafka's own metadata refresh rebalanced it): `routes` with more partitions than the
+/// run knows (at least up to the assigned ones) are followed as at a refresh. Returns the
+/// routes with their new counts and the notices; nothing when a cluster does not answer (the
+/// record's send then waits for its target partition, as for a target grown by hand).
+pub fn follow_assigned(opts: &RunOptions, routes: &[Route]) -> Result<(Vec<Route>, Vec<String>)> {
+    let looked = metadata(&opts.from, "source", "--from", opts.timeout)
+        .and_then(|s| Ok((s, metadata(&opts.to, "target", "--to", opts.timeout)?)));
+    let ((_, source), (target_meta, target)) = match looked {
+        Ok(x) => x,
+        Err(e) => {
+            log::warn!("growth check skipped: {e}");
+            return Ok(Default::default());
+        }
+    };
+    let (mut grown, mut notices) = (Vec::new(), Vec::new());
+    for r in routes {
+        let partitions = source
+            .get(&r.source)
+            .copied()
+            .unwrap_or(0)
+            .max(r.partitions);
+        let r = Route {
+            partitions,
+            ..r.clone()
+        };
+        notices.push(follow_growth(opts, &r, &target, &target_meta)?);
+        grown.push(r);
+    }
+    Ok((grown, notices))
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@ mod index;
 pub mod loops;
 
 pub use check::{apply, identity, inspect, stamp, Applied, Inspection};
-pub use discover::refresh;
+pub use discover::{follow_assigned, refresh};
 pub use drift::{config_differences, TopicDrift};
 
 use self::configs::Drift;

@@ -198,6 +198,7 @@ impl Rebalancer {
                 .fail(format!("cannot assign source partitions: {e}"));
             return;
         }
+        self.shared.assigned.store(true, Ordering::Relaxed);
         // Nothing before these positions is to be copied, under any guarantee: committing
         // them moves no record past the contract, and makes the decision last.
         if decided.count() > 0 {

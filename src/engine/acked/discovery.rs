@@ -47,8 +47,8 @@ impl Acked {
     pub(super) fn refresh_topics(&mut self) -> bool {
         let found = match topics::refresh(&self.opts, &self.routes, &mut self.skipped) {
             Ok(found) => found,
-            Err(msg) => {
-                self.shared.lock().fail(msg);
+            Err(e) => {
+                self.shared.lock().fail_with(e);
                 return false;
             }
         };

@@ -66,13 +66,14 @@ pub(super) struct Acked {
 impl Acked {
     pub(super) fn new(
         opts: &RunOptions,
-        routes: Vec<Route>,
+        routes: super::Routes,
         stamp: Option<Stamp>,
         index: bool,
         progress: Arc<Counters>,
         consumer_cfg: rdkafka::ClientConfig,
         producer_cfg: rdkafka::ClientConfig,
     ) -> Result<Self> {
+        let super::Routes { routes, start } = routes;
         // `--shard`: its partitions are assigned directly instead of through the group; a
         // shard that owns none is a usage error at start.
         if let Some(s) = opts.shard {
@@ -87,6 +88,7 @@ impl Acked {
                     .map(|r| (r.source.clone(), r.target.as_str().into()))
                     .collect(),
             ),
+            assigned: AtomicBool::new(false),
             source_of: RwLock::new(
                 routes
                     .iter()
@@ -107,10 +109,7 @@ impl Acked {
                 shared: shared.clone(),
                 producer: producer.clone(),
                 guarantee: opts.guarantee,
-                start: source::Start::new(
-                    opts.start,
-                    routes.iter().map(|r| (r.source.as_str(), r.partitions)),
-                ),
+                start,
                 timeout: opts.timeout,
                 flush_timeout: opts.delivery_timeout + Duration::from_secs(5),
             })
@@ -200,6 +199,13 @@ impl Acked {
                 return;
             }
             let polled = self.consumer.poll(Duration::from_millis(100));
+            // Before copying what the poll returned: an assignment made in it may hold a
+            // grown topic's new partitions, their target partitions not checked yet.
+            if self.shared.assigned.swap(false, Ordering::Relaxed)
+                && !follow_assigned(&self.consumer, &self.opts, &mut self.routes, &self.shared)
+            {
+                return;
+            }
             match classify(polled) {
                 Polled::Record(msg) => {
                     self.forward(&msg, stop);
@@ -450,5 +456,55 @@ impl Acked {
         // The last entries, so that a lookup right after this run reads none of its tail.
         self.write_index(&AtomicBool::new(false));
         let _ = target::flush(&self.producer, self.opts.timeout);
+    }
+}
+
+/// Runs the growth check for assigned source partitions beyond the routes' counts, and
+/// follows them (the consumer already reads them: no new subscription). False when the run
+/// failed.
+fn follow_assigned(
+    consumer: &Source,
+    opts: &RunOptions,
+    routes: &mut [Route],
+    shared: &Shared,
+) -> bool {
+    let Ok(assigned) = consumer.assignment() else {
+        return true;
+    };
+    // Each route with at least as many partitions as the highest assigned one needs.
+    let beyond: Vec<Route> = routes
+        .iter()
+        .filter_map(|r| {
+            let elements = assigned.elements();
+            let need = elements
+                .iter()
+                .filter(|e| e.topic() == r.source)
+                .map(|e| e.partition() + 1)
+                .max()?;
+            (need > r.partitions).then(|| Route {
+                partitions: need,
+                ..r.clone()
+            })
+        })
+        .collect();
+    if beyond.is_empty() {
+        return true;
+    }
+    match topics::follow_assigned(opts, &beyond) {
+        Ok((grown, notices)) => {
+            for g in grown {
+                if let Some(r) = routes.iter_mut().find(|r| r.source == g.source) {
+                    r.partitions = g.partitions;
+                }
+            }
+            for n in notices {
+                shared.progress.notice(n);
+            }
+            true
+        }
+        Err(e) => {
+            shared.lock().fail_with(e);
+            false
+        }
     }
 }

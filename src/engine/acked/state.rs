@@ -2,12 +2,13 @@
 //! which positions to commit (pure, unit-tested).
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard};
 use std::time::Instant;
 
 use rdkafka::{Offset, TopicPartitionList};
 
+use crate::error::Error;
 use crate::offsets::{NextOffset, PartitionTracker};
 use crate::report::{Copied, Counters, PartitionEnd};
 use crate::shard::Fnv;
@@ -37,7 +38,7 @@ pub(super) struct State {
     /// summary.
     pub(super) released: BTreeMap<(String, i32), PartitionEnd>,
     /// The first failure that ends the run.
-    pub(super) failure: Option<String>,
+    pub(super) failure: Option<Error>,
     pub(super) assigned_once: bool,
     /// Since when the run has waited for the group to assign partitions (at start and after
     /// a revoke); `None` while it holds an assignment.
@@ -46,8 +47,13 @@ pub(super) struct State {
 
 impl State {
     pub(super) fn fail(&mut self, msg: String) {
+        self.fail_with(Error::failed(msg));
+    }
+
+    /// Like [`State::fail`], keeping the error's kind (a usage error is exit 2).
+    pub(super) fn fail_with(&mut self, e: Error) {
         if self.failure.is_none() {
-            self.failure = Some(msg);
+            self.failure = Some(e);
         }
     }
 
@@ -71,6 +77,9 @@ pub(super) struct Shared {
     /// partitions' last reports and commits still need it).
     pub(super) target_of: RwLock<TopicMap<Arc<str>>>,
     pub(super) source_of: RwLock<TopicMap<Arc<str>>>,
+    /// Set by each assignment: the loop checks, before copying, that the run knows every
+    /// assigned partition (the group may assign a grown topic's new ones on its own).
+    pub(super) assigned: AtomicBool,
 }
 
 impl Shared {

@@ -13,6 +13,7 @@ use rdkafka::producer::BaseRecord;
 
 use super::refusals::{refused_for_good, Refusal, MAX_ABORTS_IN_A_ROW, NOT_A_COPY};
 use super::{Exactly, Txn};
+use crate::error::Error;
 use crate::offsets::NextOffset;
 use crate::target::{self, NotSent};
 use crate::trail::{self, Entry, Subject, INDEX_TOPIC};
@@ -74,7 +75,7 @@ impl Exactly {
                 false
             }
             Err(e) => {
-                self.failure = Some(commit_failed(&self.transactional_id, &e));
+                self.failure = Some(Error::failed(commit_failed(&self.transactional_id, &e)));
                 false
             }
         }
@@ -166,10 +167,10 @@ impl Exactly {
     pub(super) fn abort_and_rewind(&mut self, cause: &KafkaError, refused: Option<Refusal>) {
         let id = &self.transactional_id;
         if matches!(cause, KafkaError::Transaction(e) if e.is_fatal()) {
-            self.failure = Some(format!(
+            self.failure = Some(Error::failed(format!(
                 "exactly-once: fatal producer error as '{id}': {cause}{}",
                 fenced_hint(cause)
-            ));
+            )));
             return;
         }
         crate::progress::say(&format!(
@@ -182,10 +183,10 @@ impl Exactly {
             self.producer.purge(PurgeConfig::default().queue());
             let _ = target::flush(&self.producer, self.opts.delivery_timeout);
             if let Err(e) = self.producer.abort_transaction(self.opts.timeout) {
-                self.failure = Some(format!(
+                self.failure = Some(Error::failed(format!(
                     "exactly-once: aborting a transaction as '{id}' failed: {e}{}",
                     fenced_hint(&e)
-                ));
+                )));
                 return;
             }
             self.progress
@@ -200,7 +201,7 @@ impl Exactly {
             // entries were sent, so the next transaction, without entries, can commit.
             self.drop_index(&r.error);
             if let Err(msg) = self.rewind() {
-                self.failure = Some(msg);
+                self.failure = Some(Error::failed(msg));
             }
             return;
         }
@@ -213,22 +214,22 @@ impl Exactly {
                         .find(|((_, p), o)| *p == r.partition && o.target == r.target)
                         .map_or_else(|| r.target.clone(), |((t, _), _)| t.clone());
                 }
-                self.failure = Some(format!(
+                self.failure = Some(Error::failed(format!(
                     "exactly-once: the target refused {}[{}] offset {} (-> {}): {}; it will refuse that record every time (too large for the target, against its policy, or not authorised), so nothing from it on in that partition was committed. Fix the target (e.g. its message.max.bytes) and rerun",
                     r.source, r.partition, r.offset, r.target, r.error
-                ));
+                )));
                 return;
             }
         }
         self.aborts_in_a_row += 1;
         if self.aborts_in_a_row >= MAX_ABORTS_IN_A_ROW {
-            self.failure = Some(format!(
+            self.failure = Some(Error::failed(format!(
                 "exactly-once: {MAX_ABORTS_IN_A_ROW} transactions in a row were aborted as '{id}' without one committed; the last after: {cause}"
-            ));
+            )));
             return;
         }
         if let Err(msg) = self.rewind() {
-            self.failure = Some(msg);
+            self.failure = Some(Error::failed(msg));
         }
     }
 }

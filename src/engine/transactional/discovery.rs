@@ -9,6 +9,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use super::{Exactly, Owned};
+use crate::error::Error;
 use crate::report::{Copied, PartitionEnd};
 use crate::target;
 use crate::topics;
@@ -23,8 +24,12 @@ impl Exactly {
     pub(super) fn refresh_topics(&mut self) -> bool {
         let found = match topics::refresh(&self.opts, &self.routes, &mut self.skipped) {
             Ok(found) => found,
-            Err(msg) => {
-                self.failure = Some(msg);
+            Err(e) => {
+                // The refusal is about another topic: what was copied is committed first.
+                if self.txn.open {
+                    self.commit_txn();
+                }
+                self.failure.get_or_insert(e);
                 return false;
             }
         };
@@ -92,7 +97,7 @@ impl Exactly {
             .assigned
             .store(self.parts.len() as u64, Ordering::Relaxed);
         if let Err(msg) = self.rewind() {
-            self.failure = Some(msg);
+            self.failure = Some(Error::failed(msg));
             return false;
         }
         deleted || echo(self.last_deleted)

@@ -76,7 +76,7 @@ pub(super) struct Exactly {
     parts: BTreeMap<(String, i32), Owned>,
     ends: Ends,
     txn: Txn,
-    failure: Option<String>,
+    failure: Option<Error>,
     aborts_in_a_row: u32,
     transactional_id: String,
     scratch: Scratch,
@@ -105,13 +105,14 @@ struct Scratch {
 impl Exactly {
     pub(super) fn new(
         opts: &RunOptions,
-        routes: Vec<Route>,
+        routes: super::Routes,
         stamp: Option<Stamp>,
         index: bool,
         progress: Arc<Counters>,
         consumer_cfg: ClientConfig,
         producer_cfg: ClientConfig,
     ) -> Result<Self> {
+        let super::Routes { routes, start } = routes;
         let stamp = stamp.ok_or_else(|| {
             Error::usage("exactly-once needs the origin header: drop --no-origin-header")
         })?;
@@ -151,10 +152,7 @@ impl Exactly {
             aborts_in_a_row: 0,
             transactional_id: shard.transactional_id(&opts.group),
             scratch: Scratch::default(),
-            start: source::Start::new(
-                opts.start,
-                routes.iter().map(|r| (r.source.as_str(), r.partitions)),
-            ),
+            start,
             routes,
             skipped: BTreeSet::new(),
             last_deleted: None,
@@ -168,7 +166,7 @@ impl Exactly {
     pub(super) fn run(mut self, stop: &AtomicBool) -> Summary {
         let started = Instant::now();
         if let Err(msg) = self.start() {
-            self.failure = Some(msg);
+            self.failure = Some(Error::failed(msg));
         } else {
             self.copy(stop);
             self.progress.finishing(stop.load(Ordering::SeqCst));
@@ -334,16 +332,16 @@ impl Exactly {
                                 return;
                             }
                             Ok(false) => {}
-                            Err(msg) => self.failure = Some(msg),
+                            Err(msg) => self.failure = Some(Error::failed(msg)),
                         }
                     }
                 }
                 Polled::Gap(_) => {
-                    self.failure = Some(source::gap_message(
+                    self.failure = Some(Error::failed(source::gap_message(
                         &self.consumer,
                         self.ends.starts(),
                         &self.opts,
-                    ));
+                    )));
                 }
                 Polled::Fatal(msg) => {
                     // A deleted source topic reads as an unknown topic: with discovery on,
@@ -351,8 +349,10 @@ impl Exactly {
                     if self.opts.refresh_topics.is_some() && self.refresh_topics() {
                         last_refresh = Instant::now();
                     } else {
-                        self.failure =
-                            Some(format!("source cluster '{}': {msg}", self.opts.from.name))
+                        self.failure = Some(Error::failed(format!(
+                            "source cluster '{}': {msg}",
+                            self.opts.from.name
+                        )))
                     }
                 }
                 Polled::Transient(e) => warner.warn(&self.opts.from.name, &e),
