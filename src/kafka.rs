@@ -374,10 +374,19 @@ pub fn unreachable_because(reasons: &[String]) -> String {
 /// which may be a secret).
 pub fn creation_error(side: &str, e: KafkaError) -> Error {
     match e {
-        KafkaError::ClientConfig(_, desc, key, _) => Error::usage(format!(
-            "{side} property '{key}': {}",
-            redact_quoted(&desc, &key)
-        )),
+        KafkaError::ClientConfig(_, desc, key, _) => {
+            let names = property_names();
+            let meant = match desc.starts_with("No such configuration property") {
+                true => crate::suggest::nearest(&key, names.iter().map(String::as_str))
+                    .map(|m| format!(": did you mean '{m}'?"))
+                    .unwrap_or_default(),
+                false => String::new(),
+            };
+            Error::usage(format!(
+                "{side} property '{key}': {}{meant}",
+                redact_quoted(&desc, &key)
+            ))
+        }
         KafkaError::ClientCreation(msg) => {
             Error::usage(format!("{side} client: {}", redact_quoted(&msg, "")))
         }
@@ -388,8 +397,74 @@ pub fn creation_error(side: &str, e: KafkaError) -> Error {
     }
 }
 
+/// Checks the user's properties for one side at once, without starting a client: a typo is
+/// reported before any cluster is waited for.
+pub fn validate(spec: &ClusterSpec, side: &str) -> Result<(), Error> {
+    admin_config(spec)
+        .create_native_config()
+        .map(drop)
+        .map_err(|e| creation_error(side, e))
+}
+
+/// Every librdkafka property name, aliases included, from librdkafka's own table (written to
+/// a scratch file: the C call wants a `FILE *`). Only asked for on the error path.
+fn property_names() -> Vec<String> {
+    extern "C" {
+        fn fopen(
+            path: *const std::os::raw::c_char,
+            mode: *const std::os::raw::c_char,
+        ) -> *mut std::ffi::c_void;
+        fn fclose(file: *mut std::ffi::c_void) -> std::os::raw::c_int;
+    }
+    let path = std::env::temp_dir().join(format!("kreplicate-properties-{}", std::process::id()));
+    let Ok(c_path) = std::ffi::CString::new(path.to_string_lossy().as_bytes()) else {
+        return Vec::new();
+    };
+    // SAFETY: the file is opened, written by librdkafka and closed here, once.
+    unsafe {
+        let file = fopen(c_path.as_ptr(), c"w".as_ptr());
+        if file.is_null() {
+            return Vec::new();
+        }
+        rdkafka_sys::rd_kafka_conf_properties_show(file.cast());
+        fclose(file);
+    }
+    let table = std::fs::read_to_string(&path).unwrap_or_default();
+    let _ = std::fs::remove_file(&path);
+    // Markdown rows: `name | C/P | range | default | importance | description`.
+    table
+        .lines()
+        .filter_map(|l| l.split('|').next())
+        .map(str::trim)
+        .filter(|n| {
+            !n.is_empty()
+                && n.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "._".contains(c))
+        })
+        .map(String::from)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn issue_22_a_misspelt_property_names_the_one_meant() {
+        let spec = crate::options::ClusterSpec {
+            name: "a".into(),
+            bootstrap: "h:1".into(),
+            properties: vec![("lingr.ms".into(), "5".into())],
+            id: None,
+        };
+        let err = super::validate(&spec, "source").unwrap_err().to_string();
+        assert!(
+            err.ends_with("source property 'lingr.ms': No such configuration property: \"lingr.ms\": did you mean 'linger.ms'?"),
+            "{err}"
+        );
+        assert!(super::property_names()
+            .iter()
+            .any(|n| n == "sasl.mechanism"));
+    }
+
     #[test]
     fn issue_10_connection_failures_say_what_kind_they_are() {
         let why = |r: &str| unreachable_because(&[r.to_string()]);

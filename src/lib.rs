@@ -15,7 +15,7 @@
 //!    run's vocabulary from `options`; `config` turns `cli` flags and the YAML into `options`;
 //!    `cli` imports only `options`.
 //! 5. Leaves import nothing of the crate but other leaves: `error`, `offsets`, `origin`,
-//!    `shard`, `throttle`, `tick`, `mock`, `trail`.
+//!    `shard`, `suggest`, `throttle`, `tick`, `mock`, `trail`.
 
 mod cli;
 mod config;
@@ -35,6 +35,7 @@ mod progress;
 mod report;
 pub mod shard;
 mod source;
+mod suggest;
 mod target;
 mod throttle;
 mod tick;
@@ -71,7 +72,7 @@ where
     {
         Ok(cli) => cli,
         Err(e) => {
-            let exit = clap_error(&e);
+            let exit = clap_error(&e, &args);
             // A copy run's script that asked for JSON gets its line even when the flags are
             // wrong (verify and demo print other objects).
             let subcommand = args.get(1).is_some_and(|a| {
@@ -80,7 +81,8 @@ where
                     .any(|s| *a == **s)
             });
             if exit == Exit::Usage && !subcommand && args.iter().any(|a| a == "--json") {
-                let err = Error::usage(clap_line(&e.to_string()));
+                let err =
+                    Error::usage(spaced_unit(&args).unwrap_or_else(|| clap_line(&e.to_string())));
                 print_json(&Summary::of_error(&Identity::default(), started, &err));
             }
             return exit;
@@ -108,7 +110,7 @@ where
 }
 
 /// clap prints help and version itself; errors become one line and exit 2.
-fn clap_error(e: &clap::Error) -> Exit {
+fn clap_error(e: &clap::Error, args: &[OsString]) -> Exit {
     use clap::error::ErrorKind;
     match e.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
@@ -116,13 +118,27 @@ fn clap_error(e: &clap::Error) -> Exit {
             Exit::Done
         }
         _ => {
-            eprintln!(
-                "kreplicate: error: {} (see kreplicate --help)",
-                clap_line(&e.to_string())
-            );
+            let line = spaced_unit(args).unwrap_or_else(|| clap_line(&e.to_string()));
+            eprintln!("kreplicate: error: {line} (see kreplicate --help)");
             Exit::Usage
         }
     }
+}
+
+/// `--delivery-timeout 5 min` makes clap take `min` for a subcommand and say so, which reads
+/// as nonsense: name the flag and the spelling meant instead.
+fn spaced_unit(args: &[OsString]) -> Option<String> {
+    const UNITS: [&str; 16] = [
+        "ms", "s", "sec", "m", "min", "h", "b", "kb", "mb", "gb", "kib", "mib", "gib", "seconds",
+        "minutes", "hours",
+    ];
+    args.windows(3).find_map(|w| {
+        let (flag, n, unit) = (w[0].to_str()?, w[1].to_str()?, w[2].to_str()?);
+        let unit_word = UNITS.contains(&unit.to_ascii_lowercase().as_str());
+        (flag.starts_with("--") && n.parse::<f64>().is_ok() && unit_word).then(|| {
+            format!("{flag} '{n} {unit}': durations and sizes have no space: write {n}{unit}")
+        })
+    })
 }
 
 fn run_demo(args: &cli::DemoArgs) -> Result<Exit, Error> {
@@ -350,6 +366,30 @@ mod tests {
             .try_get_matches_from(args.iter().copied())
             .expect_err("a usage error");
         clap_line(&err.to_string())
+    }
+
+    #[test]
+    fn issue_22_a_duration_with_a_space_names_the_spelling_meant() {
+        let args: Vec<OsString> = [
+            "kreplicate",
+            "--delivery-timeout",
+            "5",
+            "min",
+            "--topics",
+            "t",
+        ]
+        .iter()
+        .map(OsString::from)
+        .collect();
+        assert_eq!(
+            spaced_unit(&args).unwrap(),
+            "--delivery-timeout '5 min': durations and sizes have no space: write 5min"
+        );
+        let args: Vec<OsString> = ["kreplicate", "--topics", "5", "--group", "m"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        assert_eq!(spaced_unit(&args), None);
     }
 
     #[test]

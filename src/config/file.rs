@@ -107,11 +107,32 @@ pub fn parse_file(text: &str) -> std::result::Result<FileConfig, String> {
     if text.trim().is_empty() {
         return Ok(FileConfig::default());
     }
-    serde_yaml::from_str(text).map_err(|e| hide_value(&e.to_string()))
+    serde_yaml::from_str(text).map_err(|e| suggest_key(&hide_value(&e.to_string())))
 }
 
 /// serde quotes the offending value in type errors (`invalid type: string "sasl.password=…",
 /// expected a map`); keep the path, the kind of value and the position, never the value.
+/// serde lists every key after a misspelt one: name the one meant instead, when one is near.
+fn suggest_key(msg: &str) -> String {
+    let Some((head, rest)) = msg.split_once("unknown field `") else {
+        return msg.to_string();
+    };
+    let Some((key, rest)) = rest.split_once("`, expected one of ") else {
+        return msg.to_string();
+    };
+    let (list, tail) = rest
+        .split_once(" at line ")
+        .map_or((rest, ""), |(l, t)| (l, t));
+    let known = list.split(", ").map(|k| k.trim_matches('`'));
+    match crate::suggest::nearest(key, known) {
+        Some(meant) if tail.is_empty() => {
+            format!("{head}unknown key `{key}`: did you mean `{meant}`?")
+        }
+        Some(meant) => format!("{head}unknown key `{key}` at line {tail}: did you mean `{meant}`?"),
+        None => msg.to_string(),
+    }
+}
+
 fn hide_value(msg: &str) -> String {
     for marker in ["invalid type: ", "invalid value: "] {
         let Some(at) = msg.find(marker) else { continue };

@@ -102,6 +102,20 @@ fn issue_13_yaml_type_errors_never_show_the_value() {
 }
 
 #[test]
+fn issue_22_a_misspelt_key_names_the_one_meant() {
+    let err = parse_file("defaults:\n  create-topic: true\n").unwrap_err();
+    assert_eq!(
+        err,
+        "defaults: unknown key `create-topic` at line 2 column 3: did you mean `create-topics`?"
+    );
+    let err = parse_file("clusters:\n  a:\n    bootstrp: h:1\n").unwrap_err();
+    assert!(err.ends_with("did you mean `bootstrap`?"), "{err}");
+    // Nothing near: the known keys, as serde lists them.
+    let err = parse_file("defaults:\n  colour: blue\n").unwrap_err();
+    assert!(err.contains("expected one of `from`"), "{err}");
+}
+
+#[test]
 fn unknown_cluster_names_the_known_ones() {
     let f = parse_file("clusters:\n  prod:\n    bootstrap: h:1\n").unwrap();
     let err = cluster(&f, "prdo", "--from").unwrap_err().to_string();

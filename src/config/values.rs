@@ -85,14 +85,15 @@ pub fn parse_size(s: &str) -> std::result::Result<u64, String> {
     let n: u64 = num
         .parse()
         .map_err(|_| "expected a size such as 1048576, 512KiB or 32MiB".to_string())?;
-    let mult: u64 = match unit.trim() {
-        "" | "B" => 1,
-        "KiB" => 1 << 10,
-        "MiB" => 1 << 20,
-        "GiB" => 1 << 30,
-        "KB" => 1000,
-        "MB" => 1_000_000,
-        "GB" => 1_000_000_000,
+    // Any case: `20mb` is 20 MB, `512kib` is 512 KiB.
+    let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "kib" => 1 << 10,
+        "mib" => 1 << 20,
+        "gib" => 1 << 30,
+        "kb" => 1000,
+        "mb" => 1_000_000,
+        "gb" => 1_000_000_000,
         u => {
             return Err(format!(
                 "unknown unit '{u}' (use KiB, MiB, GiB, KB, MB or GB)"
@@ -113,12 +114,17 @@ pub fn parse_duration(s: &str) -> std::result::Result<Duration, String> {
     let n: f64 = num
         .parse()
         .map_err(|_| "expected a duration such as 500ms, 30s, 2m or 1h".to_string())?;
-    let secs = match unit.trim() {
+    let secs = match unit.trim().to_ascii_lowercase().as_str() {
         "ms" => n / 1000.0,
-        "" | "s" => n,
-        "m" => n * 60.0,
+        "" | "s" | "sec" => n,
+        "m" | "min" => n * 60.0,
         "h" => n * 3600.0,
-        u => return Err(format!("unknown unit '{u}' (use ms, s, m or h)")),
+        _ => {
+            return Err(format!(
+                "unknown unit '{}' (use ms, s, m or h)",
+                unit.trim()
+            ))
+        }
     };
     if !secs.is_finite() || secs > 1e9 {
         return Err("duration out of range".into());
@@ -137,6 +143,9 @@ mod tests {
         assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
         assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
         assert!(parse_duration("5 parsecs").is_err());
+        // Issue 22: the spellings people type.
+        assert_eq!(parse_duration("5min").unwrap(), Duration::from_secs(300));
+        assert_eq!(parse_duration("10S").unwrap(), Duration::from_secs(10));
         assert!(parse_duration("").is_err());
     }
 
@@ -146,6 +155,8 @@ mod tests {
         assert_eq!(parse_size("32MiB").unwrap(), 32 << 20);
         assert_eq!(parse_size("2KB").unwrap(), 2000);
         assert!(parse_size("3 furlongs").is_err());
+        assert_eq!(parse_size("20mb").unwrap(), 20_000_000);
+        assert_eq!(parse_size("512kib").unwrap(), 512 << 10);
     }
 
     #[test]

@@ -181,8 +181,16 @@ pub fn select(
         TopicSelection::List(list) => {
             for t in list {
                 if !source.contains_key(t) {
+                    // Kafka topic names are letters, digits, '.', '_' and '-'.
+                    let regex_like = t
+                        .chars()
+                        .any(|c| !(c.is_ascii_alphanumeric() || "._-".contains(c)));
+                    let hint = match regex_like {
+                        true => " (to use a regex, start it with '^')",
+                        false => "",
+                    };
                     return Err(Error::usage(format!(
-                        "source topic '{t}' does not exist on '{source_name}': check --topics"
+                        "source topic '{t}' does not exist on '{source_name}': check --topics{hint}"
                     )));
                 }
             }
@@ -242,4 +250,28 @@ pub(crate) fn same_cluster(opts: &RunOptions, ids: &(Option<String>, Option<Stri
     };
     let (x, y) = (addrs(&opts.from.bootstrap), addrs(&opts.to.bootstrap));
     x.iter().any(|a| y.contains(a))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn issue_22_a_missing_topic_that_looks_like_a_regex_says_how_to_write_one() {
+        let source: HashMap<String, i32> = [("orders".to_string(), 1)].into();
+        let missing = |name: &str| {
+            let list = TopicSelection::List(vec![name.to_string()]);
+            select(&list, None, "{topic}", &source, "a")
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            missing("orders.*"),
+            "source topic 'orders.*' does not exist on 'a': check --topics (to use a regex, start it with '^')"
+        );
+        assert_eq!(
+            missing("orders.eu"),
+            "source topic 'orders.eu' does not exist on 'a': check --topics"
+        );
+    }
 }
