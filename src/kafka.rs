@@ -220,6 +220,64 @@ pub fn producer_config(opts: &RunOptions) -> Result<ClientConfig, Error> {
     Ok(c)
 }
 
+/// What the broker counts beyond librdkafka's send-time size check: a v2 RecordBatch header (61
+/// bytes) less what that check's worst-case record overhead (36 bytes) overcounts for a record
+/// below 128 MiB alone in its batch (at least 19).
+const BATCH_OVERHEAD: u64 = 61 - 19;
+/// librdkafka's least `message.max.bytes`.
+const MIN_MESSAGE_MAX: u64 = 1000;
+/// librdkafka's default `message.max.bytes` and `batch.size`.
+const DEFAULT_BATCH: u64 = 1_000_000;
+
+/// The producer's `(message.max.bytes, batch.size)` within a target limit `limit` (the smallest
+/// `max.message.bytes`), from the values set so far: never raised, lowered so that a batch,
+/// and any record librdkafka accepts at send, fits.
+pub(crate) fn batch_bounds(limit: u64, message_max: u64, batch_size: u64) -> (u64, u64) {
+    let fit = limit.saturating_sub(BATCH_OVERHEAD);
+    (
+        message_max.min(fit.max(MIN_MESSAGE_MAX)),
+        batch_size.min(fit.max(1)),
+    )
+}
+
+/// Keeps the producer's batches within the target topics' smallest `max.message.bytes`
+/// (applied after the user's properties); says so when it lowers a value the user set (not the
+/// value: property values are never printed).
+pub fn fit_batches(producer: &mut ClientConfig, limit: Option<u64>) -> Option<String> {
+    let limit = limit?;
+    let keys = ["message.max.bytes", "batch.size"];
+    let set: Vec<Option<u64>> = keys
+        .iter()
+        .map(|k| producer.get(k).and_then(|v| v.trim().parse().ok()))
+        .collect();
+    if keys
+        .iter()
+        .zip(&set)
+        .any(|(k, v)| producer.get(k).is_some() && v.is_none())
+    {
+        // Not a number: librdkafka refuses it with its own message.
+        return None;
+    }
+    let (message_max, batch_size) = batch_bounds(
+        limit,
+        set[0].unwrap_or(DEFAULT_BATCH),
+        set[1].unwrap_or(DEFAULT_BATCH),
+    );
+    let mut lowered = Vec::new();
+    for ((key, user), new) in keys.iter().zip(&set).zip([message_max, batch_size]) {
+        if user.is_some_and(|u| u > new) {
+            lowered.push(format!("{key} to {new}"));
+        }
+        producer.set(*key, new.to_string());
+    }
+    (!lowered.is_empty()).then(|| {
+        format!(
+            "the smallest max.message.bytes of the target topics is {limit}: lowered the producer's {} (--to-property or the config file) so its batches fit",
+            lowered.join(" and ")
+        )
+    })
+}
+
 /// The producer settings exactly-once depends on (applied after the user's).
 fn transactional(opts: &RunOptions, producer: &mut ClientConfig) -> Result<(), Error> {
     let shard = opts.shard.unwrap_or_default();
@@ -499,6 +557,39 @@ mod tests {
                 .collect(),
             id: None,
         }
+    }
+
+    #[test]
+    fn issue_18_producer_batches_stay_within_the_smallest_target_limit() {
+        // A 2000-byte topic: batches and records within it, with the batch header.
+        assert_eq!(batch_bounds(2000, 1_000_000, 1_000_000), (1958, 1958));
+        // Kafka's default limit is above librdkafka's defaults: nothing changes.
+        assert_eq!(
+            batch_bounds(1_048_588, 1_000_000, 1_000_000),
+            (1_000_000, 1_000_000)
+        );
+        // Never raised; librdkafka's least message.max.bytes is 1000.
+        assert_eq!(batch_bounds(2000, 1500, 800), (1500, 800));
+        assert_eq!(batch_bounds(500, 1_000_000, 1_000_000), (1000, 458));
+        assert_eq!(batch_bounds(10, 1_000_000, 1_000_000), (1000, 1));
+
+        let mut c = ClientConfig::new();
+        assert_eq!(fit_batches(&mut c, None), None);
+        assert_eq!(c.get("batch.size"), None);
+        assert_eq!(fit_batches(&mut c, Some(2000)), None);
+        assert_eq!(c.get("message.max.bytes"), Some("1958"));
+        assert_eq!(c.get("batch.size"), Some("1958"));
+        // A user's value above the limit is lowered, once, with a notice.
+        let mut c = ClientConfig::new();
+        c.set("batch.size", "16384")
+            .set("message.max.bytes", "1200");
+        let note = fit_batches(&mut c, Some(2000)).unwrap_or_default();
+        assert!(note.contains("batch.size to 1958"), "{note}");
+        assert!(
+            !note.contains("16384") && !note.contains("message.max.bytes"),
+            "{note}"
+        );
+        assert_eq!(c.get("message.max.bytes"), Some("1200"));
     }
 
     #[test]

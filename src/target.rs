@@ -262,12 +262,49 @@ pub(crate) fn headers_for(
     }))
 }
 
+/// A notice when target topics found while copying have a `max.message.bytes` (`limit`) below
+/// what the producer, configured at start, may batch: a client's limits are fixed when it is
+/// created, so batches to them may be refused until the next run fits them.
+pub(crate) fn outgrown<C: ProducerContext>(
+    producer: &BaseProducer<C>,
+    limit: Option<u64>,
+) -> Option<String> {
+    let limit = limit?;
+    let mut buf = [0 as std::os::raw::c_char; 32];
+    let mut size = buf.len();
+    // SAFETY: the client pointer is valid for the producer's lifetime; librdkafka writes at
+    // most `size` bytes, NUL-terminated, into `buf`.
+    let have: u64 = unsafe {
+        let conf = rdkafka_sys::rd_kafka_conf(producer.client().native_ptr());
+        let key = c"message.max.bytes";
+        let ok = rdkafka_sys::rd_kafka_conf_get(conf, key.as_ptr(), buf.as_mut_ptr(), &mut size);
+        if ok != rdkafka_sys::rd_kafka_conf_res_t::RD_KAFKA_CONF_OK {
+            return None;
+        }
+        std::ffi::CStr::from_ptr(buf.as_ptr())
+            .to_str()
+            .ok()?
+            .parse()
+            .ok()?
+    };
+    let (fits, _) = crate::kafka::batch_bounds(limit, have, have);
+    (fits < have).then(|| format!("a new target topic's max.message.bytes ({limit}) is below what this run's producer may batch (its message.max.bytes, fitted to the topics found at start): batches to it may be refused; the next run fits it"))
+}
+
 /// True when the producer refused a record as larger than its `message.max.bytes`.
 pub(crate) fn too_large(e: &KafkaError) -> bool {
     matches!(
         e,
         KafkaError::MessageProduction(RDKafkaErrorCode::MessageSizeTooLarge)
     )
+}
+
+/// A failed delivery; a batch the broker refused as too large says what to change.
+pub(crate) fn delivery_error(e: &KafkaError) -> String {
+    if !too_large(e) {
+        return e.to_string();
+    }
+    format!("{e}: the batch, or the record with its kreplicate.origin header, exceeds the target topic's max.message.bytes; a run keeps its batches within the limits the target reports at start (DescribeConfigs): rerun (allowing DescribeConfigs on the target topics), or set batch.size and message.max.bytes below the limit with --to-property")
 }
 
 /// The warning, once per partition, about a record copied without its origin header.
@@ -287,4 +324,29 @@ pub(crate) fn copied_back(msg: &BorrowedMessage<'_>, stamp: Option<&Stamp>) -> b
             .filter(|h| h.key == ORIGIN_HEADER)
             .filter_map(|h| h.value),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rdkafka::producer::DefaultProducerContext;
+    use rdkafka::ClientConfig;
+
+    #[test]
+    fn issue_18_a_new_topic_below_the_producers_limit_is_noticed() {
+        let producer: BaseProducer<DefaultProducerContext> = match ClientConfig::new()
+            .set("bootstrap.servers", "127.0.0.1:1")
+            .set("message.max.bytes", "1958")
+            .create()
+        {
+            Ok(p) => p,
+            Err(e) => panic!("producer: {e}"),
+        };
+        assert_eq!(outgrown(&producer, None), None);
+        // The limit the producer was fitted to, or a larger one: nothing to say.
+        assert_eq!(outgrown(&producer, Some(2000)), None);
+        assert_eq!(outgrown(&producer, Some(1_048_588)), None);
+        let note = outgrown(&producer, Some(1500)).unwrap_or_default();
+        assert!(note.contains("(1500)") && !note.contains("1958"), "{note}");
+    }
 }

@@ -136,7 +136,7 @@ pub fn caught_up_args<'a>(
 
 /// A CreateTime base a day back, the same for every record of a test process: Apache Kafka
 /// deletes records older than its retention (7 days), whatever their offsets.
-fn recent() -> i64 {
+pub fn recent() -> i64 {
     static BASE: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
     *BASE.get_or_init(|| {
         let now = std::time::SystemTime::now()

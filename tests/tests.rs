@@ -9,6 +9,7 @@ mod kr;
 
 mod active_active;
 mod bad_input;
+mod batch_size;
 mod copy;
 mod cutover;
 mod demo;

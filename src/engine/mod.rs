@@ -72,6 +72,7 @@ impl Replicator {
             later,
             stamp,
             index,
+            size_limit,
         } = topics::apply(&opts, found)?;
         positions::migrate(&opts, &settled)?;
         warnings.extend(settled.warnings);
@@ -79,7 +80,8 @@ impl Replicator {
         let opts = &opts;
         // The group is named now (a default one after the target's identity).
         let consumer_cfg = kafka::consumer_config(opts)?;
-        let producer_cfg = kafka::producer_config(opts)?;
+        let mut producer_cfg = kafka::producer_config(opts)?;
+        warnings.extend(kafka::fit_batches(&mut producer_cfg, size_limit));
         if let Some(later) = later {
             // Config drift is advice: reported while the copy starts, never delaying it.
             let (opts, progress) = (opts.clone(), progress.clone());

@@ -271,10 +271,21 @@ pub fn apply(opts: &RunOptions, found: Inspection) -> Result<Applied> {
     };
     realise(opts, &found.topics, &found.target)?;
     let later = (!found.configs_compared).then(|| LaterDrift(found.topics.clone()));
-    let index = match stamp {
-        Some(_) => index::ensure(opts, found.index_exists, &found.target),
-        None => Err("--no-origin-header".into()),
-    };
+    let targets: Vec<&str> = found
+        .topics
+        .iter()
+        .map(|t| t.route.target.as_str())
+        .collect();
+    // The size limits are read while the index is checked: a round trip each.
+    let (size_limit, index) = std::thread::scope(|s| {
+        let limits =
+            s.spawn(|| super::limits::smallest(&opts.to, &found.target, &targets, opts.timeout));
+        let index = match stamp {
+            Some(_) => index::ensure(opts, found.index_exists, &found.target),
+            None => Err("--no-origin-header".into()),
+        };
+        (limits.join().ok().flatten(), index)
+    });
     Ok(Applied {
         routes: found.routes(),
         grown: found.grown(),
@@ -282,6 +293,7 @@ pub fn apply(opts: &RunOptions, found: Inspection) -> Result<Applied> {
         later,
         stamp,
         index,
+        size_limit,
     })
 }
 
@@ -319,6 +331,8 @@ pub struct Applied {
     /// The positions index topic exists on the target (created when missing), so commits
     /// write entries to it; else why not.
     pub index: std::result::Result<(), String>,
+    /// The smallest `max.message.bytes` of the target topics, where the target says.
+    pub size_limit: Option<u64>,
 }
 
 /// Creates the missing target topics of `topics` and, with `--sync-configs`, sets the

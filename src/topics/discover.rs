@@ -118,6 +118,8 @@ pub struct Refresh {
     pub changed: bool,
     /// Lines for the user.
     pub warnings: Vec<String>,
+    /// The smallest `max.message.bytes` of the new target topics, where the target says.
+    pub size_limit: Option<u64>,
 }
 
 /// Looks at both clusters and decides what to copy from now on. `skipped` holds topics
@@ -232,6 +234,8 @@ pub fn refresh(
         out.warnings
             .extend(compare_configs(opts, &mut checks, false)?);
         realise(opts, &checks, &target_meta)?;
+        let targets: Vec<&str> = checks.iter().map(|c| c.route.target.as_str()).collect();
+        out.size_limit = super::limits::smallest(&opts.to, &target_meta, &targets, opts.timeout);
         for c in checks {
             out.warnings.push(format!(
                 "new source topic '{}' ({} partitions) is copied to '{}'{}",

@@ -7,7 +7,8 @@
 //! * `configs`: which configs travel and where a target differs (pure);
 //! * `drift`: reading both sides' configs and reporting what differs;
 //! * `discover`: looking again while a run copies (`--refresh-topics`);
-//! * `admin`: describe, create and incrementally alter topic configs.
+//! * `admin`: describe, create and incrementally alter topic configs;
+//! * `limits`: the smallest `max.message.bytes` of the target topics.
 
 mod access;
 mod admin;
@@ -16,6 +17,7 @@ pub mod configs;
 mod discover;
 mod drift;
 mod index;
+pub mod limits;
 pub mod loops;
 
 pub use check::{apply, identity, inspect, stamp, Applied, Inspection};

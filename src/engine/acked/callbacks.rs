@@ -72,7 +72,8 @@ impl ProducerContext for Deliveries {
             let source_of = self.shared.source_of();
             let source = source_of.get(topic).map_or(topic, |s| &**s);
             st.fail(format!(
-                "delivery failed: {source}[{partition}] offset {offset} → {topic}: {e}"
+                "delivery failed: {source}[{partition}] offset {offset} → {topic}: {}",
+                target::delivery_error(e)
             ));
         } else if res.is_err() {
             st.fail(format!(

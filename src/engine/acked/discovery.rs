@@ -55,6 +55,9 @@ impl Acked {
         for w in found.warnings {
             self.shared.progress.notice(w);
         }
+        if let Some(w) = target::outgrown(&self.producer, found.size_limit) {
+            self.shared.progress.notice(w);
+        }
         if !found.changed {
             return self
                 .last_deleted

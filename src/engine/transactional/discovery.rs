@@ -36,6 +36,9 @@ impl Exactly {
         for w in found.warnings {
             self.progress.notice(w);
         }
+        if let Some(w) = crate::target::outgrown(&self.producer, found.size_limit) {
+            self.progress.notice(w);
+        }
         let echo = |at: Option<Instant>| at.is_some_and(|at| at.elapsed() < DELETED_ECHO);
         if !found.changed {
             return echo(self.last_deleted);

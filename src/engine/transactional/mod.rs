@@ -428,7 +428,7 @@ fn forward(
                 partition: msg.partition(),
                 offset: msg.offset(),
                 code: e.rdkafka_error_code(),
-                error: refusals::describe(&e, &scratch.origin),
+                error: refusals::describe(&e, scratch.origin.len()),
             };
             return Err((e, Some(Box::new(refused))));
         }

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use rdkafka::client::ClientContext;
 use rdkafka::error::RDKafkaErrorCode;
-use rdkafka::message::Message;
+use rdkafka::message::{Headers, Message};
 use rdkafka::producer::{DeliveryResult, ProducerContext};
 use rdkafka::statistics::Statistics;
 
@@ -34,11 +34,11 @@ pub(super) struct Refusal {
 
 /// A refused record's error; one the origin header made too large says so, and how to fix it
 /// (the header is exactly-once's checkpoint: it cannot be left out).
-pub(super) fn describe(e: &rdkafka::error::KafkaError, origin: &str) -> String {
-    if !crate::target::too_large(e) {
+pub(super) fn describe(e: &rdkafka::error::KafkaError, origin: usize) -> String {
+    if !crate::target::too_large(e) || origin == 0 {
         return e.to_string();
     }
-    let header = crate::origin::ORIGIN_HEADER.len() + origin.len();
+    let header = crate::origin::ORIGIN_HEADER.len() + origin;
     format!("{e}: the record with its kreplicate.origin header ({header} bytes, exactly-once's checkpoint) exceeds the size limit; raise the target topic's max.message.bytes and the producer's message.max.bytes (--to-property) by at least that much")
 }
 
@@ -145,13 +145,19 @@ impl ProducerContext for Reports {
             .fetch_add(1, Ordering::Relaxed);
         let mut first = self.first.lock().unwrap_or_else(|e| e.into_inner());
         if first.is_none() {
+            // The broker's own refusal of a batch over the topic's max.message.bytes.
+            let origin = m
+                .headers()
+                .and_then(|h| h.iter().find(|h| h.key == crate::origin::ORIGIN_HEADER))
+                .and_then(|h| h.value)
+                .map_or(0, <[u8]>::len);
             *first = Some(Refusal {
                 source: String::new(),
                 target: m.topic().to_string(),
                 partition: m.partition(),
                 offset: source_offset as i64,
                 code,
-                error: e.to_string(),
+                error: describe(e, origin),
             });
         }
     }
