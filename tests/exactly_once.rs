@@ -296,11 +296,13 @@ fn exactly_once_abortable_produce_error_aborts_and_rewinds_without_loss_or_dupli
         run.stderr
     );
     assert_exact(&ab, &bb, 2);
-    assert_eq!(
-        run.json()["records"],
-        600,
-        "records counts committed records only"
-    );
+    // `records` counts records of committed transactions only: an aborted one counted too
+    // would pass 600 (its records are sent again). The mock writes no transaction markers, so
+    // the aborted transaction's records that landed before its failed batch stay visible, the
+    // rewind resumes after them, and they are on the target without being counted: how many
+    // depends on how the loaded machine batched them, at most one transaction's 100.
+    let records = run.json()["records"].as_u64().expect("records");
+    assert!((500..=600).contains(&records), "records: {records}");
 }
 
 #[test]
@@ -372,8 +374,11 @@ fn issue_5_an_aborted_transaction_reads_a_finished_partition_again() {
 #[test]
 fn issue_5_an_abort_with_records_in_flight_serves_their_reports() {
     let (_a, b, ab, bb) = mock_pair(600);
-    // The first request fails (abortably) at once; the second is still in flight for 2 s.
-    for delay in [Duration::ZERO, Duration::from_secs(2)] {
+    // The first request fails (abortably) after 1 s, while the second, sent meanwhile, is still
+    // in flight for 2 s: the abort waits for the second one's report. (Failing the first at
+    // once let a loaded machine abort before the second was sent, which then failed the next
+    // transaction instead.)
+    for delay in [Duration::from_secs(1), Duration::from_secs(2)] {
         b.answer_next(
             1,
             RDKafkaApiKey::Produce,

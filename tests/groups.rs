@@ -223,15 +223,39 @@ fn first_signal_commits_and_exits_0_second_exits_130() {
     assert_eq!(common::committed(&a.bootstrap, "g", "t", 2), vec![250, 250]);
 
     // With the target frozen the graceful stop would wait; a second signal exits at once.
+    // Each step waits for the run's own metrics: joined, then the new records fetched.
+    let addr = format!("127.0.0.1:{}", common::free_port());
     let child = kr::spawn(&args(
         &a,
         &b,
-        &["--topics", "t", "--delivery-timeout", "60s", "--json"],
+        &[
+            "--topics",
+            "t",
+            "--delivery-timeout",
+            "60s",
+            "--json",
+            "--metrics-addr",
+            &addr,
+        ],
     ));
-    std::thread::sleep(Duration::from_secs(3));
+    let sum = |metric: &str| {
+        common::http_get(&format!("http://{addr}/metrics"))
+            .map(|(_, text)| {
+                common::scraped(&text, metric)
+                    .iter()
+                    .map(|s| s.1)
+                    .sum::<f64>()
+            })
+            .unwrap_or(-1.0)
+    };
+    wait_until("the assignment", Duration::from_secs(60), || {
+        sum("kreplicate_assigned_partitions") == 2.0
+    });
     b.freeze();
     common::produce(&a.bootstrap, "t", &kr::records(100, 2, "more"));
-    std::thread::sleep(Duration::from_secs(3));
+    wait_until("the new records fetched", Duration::from_secs(60), || {
+        sum("kreplicate_source_end_offset") == 600.0
+    });
     kr::signal(&child, "INT");
     std::thread::sleep(Duration::from_millis(300));
     let started = Instant::now();

@@ -114,6 +114,28 @@ fn issue_10_prometheus_scrapes_records_copied_and_lag_matching_the_run() {
         assert_eq!(lag[&n], p["lag"].as_f64().expect("lag"), "{json}");
         assert_eq!(ends[&n], p["end_offset"].as_f64().expect("end"), "{json}");
     }
+    // And against the brokers, not only the run's own JSON: what B holds, where A ends, and
+    // the group's committed positions there.
+    let (src, dst) = (
+        common::read_all(&a.bootstrap, "m"),
+        common::read_all(&b.bootstrap, "m"),
+    );
+    let committed = common::committed(&a.bootstrap, "metrics", "m", 3);
+    for p in 0..3 {
+        let on_b = dst.iter().filter(|g| g.partition == p).count() as f64;
+        let end = src
+            .iter()
+            .filter(|g| g.partition == p)
+            .map(|g| g.offset + 1)
+            .max()
+            .unwrap_or(0);
+        assert_eq!(copied[&(p as i64)], on_b, "records copied to partition {p}");
+        assert_eq!(ends[&(p as i64)], end as f64, "end offset of partition {p}");
+        assert_eq!(
+            committed[p as usize], end,
+            "committed position of partition {p}"
+        );
+    }
 }
 
 /// A run that fails part-way (the target producer refuses one record) leaves a metrics file

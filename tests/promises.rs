@@ -244,3 +244,48 @@ fn issue_17_a_group_coordinator_still_loading_is_waited_for() {
         assert_eq!(run.json()["records"], 40, "{guarantee}");
     }
 }
+
+/// The README's promise that exactly-once sets `transaction.timeout.ms` above the sum of
+/// `--txn-max-time` and `--delivery-timeout`, checked on the broker: its transaction
+/// coordinator describes the run's transactional id with that timeout (librdkafka's default,
+/// 60 s, would be below).
+#[test]
+fn issue_17_exactly_once_transactions_time_out_above_their_bounds() {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let topic = common::unique("txn-timeout");
+    common::create_topic(&a.bootstrap, &topic, 1);
+    common::create_topic(&b.bootstrap, &topic, 1);
+    common::produce(&a.bootstrap, &topic, &kr::records(20, 1, "tt"));
+    let group = common::unique("g");
+    let run = kr::run(&kr::caught_up_args(
+        &a.bootstrap,
+        &b.bootstrap,
+        &topic,
+        &group,
+        "exactly-once",
+        &["--txn-max-time", "40s", "--delivery-timeout", "50s"],
+    ));
+    assert_eq!(run.code, 0, "{run:?}");
+    let described = common::kafka_tool(
+        "org.apache.kafka.tools.TransactionsCommand",
+        &[
+            "--bootstrap-server",
+            &b.bootstrap,
+            "describe",
+            "--transactional-id",
+            &format!("{group}.shard-1-of-1"),
+        ],
+    );
+    // A header line and one row, in columns: find TransactionTimeoutMs by its header.
+    let mut lines = described.lines();
+    let column = lines.next().and_then(|h| {
+        h.split_whitespace()
+            .position(|c| c == "TransactionTimeoutMs")
+    });
+    let row = lines.next().unwrap_or_default();
+    let timeout: u64 = column
+        .and_then(|i| row.split_whitespace().nth(i))
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("no TransactionTimeoutMs in: {described}"));
+    assert_eq!(timeout, 40_000 + 50_000 + 30_000, "{described}");
+}

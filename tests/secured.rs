@@ -279,28 +279,10 @@ fn issue_19_refused_credentials_and_certificates_are_one_line_and_exit_2() {
 
 /// Adds ACLs with Kafka's own tool, through the broker's PLAINTEXT listener (its super user).
 fn add_acl(kafka: &Kafka, args: &[&str]) {
-    let libs = std::process::Command::new("bash")
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/kafka.sh"))
-        .arg("libs")
-        .output()
-        .expect("kafka.sh libs");
-    let libs = String::from_utf8_lossy(&libs.stdout).trim().to_string();
-    let out = std::process::Command::new("java")
-        .args([
-            "-Xmx256m",
-            "-cp",
-            &format!("{libs}/*"),
-            "org.apache.kafka.tools.AclCommand",
-        ])
-        .args(["--bootstrap-server", &kafka.internal(), "--add"])
-        .args(args)
-        .output()
-        .expect("java AclCommand");
-    assert!(
-        out.status.success(),
-        "AclCommand {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let internal = kafka.internal();
+    let mut argv = vec!["--bootstrap-server", internal.as_str(), "--add"];
+    argv.extend_from_slice(args);
+    common::kafka_tool("org.apache.kafka.tools.AclCommand", &argv);
 }
 
 #[test]

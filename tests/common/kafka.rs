@@ -41,6 +41,25 @@ fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/kafka.sh")
 }
 
+/// Runs one of Kafka's own command-line tools (`org.apache.kafka.tools.AclCommand`, ...) from
+/// the jars scripts/kafka.sh runs; panics on failure. Its stdout.
+pub fn kafka_tool(class: &str, args: &[&str]) -> String {
+    let libs = kafka_sh(&["libs"]);
+    let out = Command::new("java")
+        .args(["-Xmx256m", "-cp", &format!("{}/*", libs.trim()), class])
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run java {class}: {e}"));
+    assert!(
+        out.status.success(),
+        "{class} {args:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// Where the clusters' folders live (the same for every test process, so `shared-*` are shared).
 pub fn kafka_home() -> PathBuf {
     scratch_dir().join("kafka")

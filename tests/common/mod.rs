@@ -33,7 +33,7 @@ pub use client::{
     topic_overrides, wait_for_topic, DEFAULT_TIMEOUT,
 };
 #[allow(unused_imports)]
-pub use kafka::{kafka_home, unique, Kafka};
+pub use kafka::{kafka_home, kafka_tool, unique, Kafka};
 #[allow(unused_imports)]
 pub use mock::{mock_pair, mock_split_source};
 #[allow(unused_imports)]

@@ -182,12 +182,25 @@ impl Exactly {
             // the reports of what was, then abort.
             self.producer.purge(PurgeConfig::default().queue());
             let _ = target::flush(&self.producer, self.opts.delivery_timeout);
-            if let Err(e) = self.producer.abort_transaction(self.opts.timeout) {
-                self.failure = Some(Error::failed(format!(
-                    "exactly-once: aborting a transaction as '{id}' failed: {e}{}",
-                    fenced_hint(&e)
-                )));
-                return;
+            // An abort that timed out waiting for records in flight is resumed (librdkafka
+            // says so): they end at their delivery timeout at the latest.
+            let deadline = Instant::now() + self.opts.delivery_timeout + self.opts.timeout;
+            loop {
+                match self.producer.abort_transaction(self.opts.timeout) {
+                    Ok(()) => break,
+                    Err(KafkaError::Transaction(e))
+                        if e.is_retriable() && Instant::now() < deadline =>
+                    {
+                        let _ = target::flush(&self.producer, self.opts.timeout);
+                    }
+                    Err(e) => {
+                        self.failure = Some(Error::failed(format!(
+                            "exactly-once: aborting a transaction as '{id}' failed: {e}{}",
+                            fenced_hint(&e)
+                        )));
+                        return;
+                    }
+                }
             }
             self.progress
                 .transactions_aborted
