@@ -1,17 +1,14 @@
 //! The permissions a run needs, checked before anything is read or written: each broker says
-//! which operations the run's principal may perform (DescribeTopics, DescribeConsumerGroups and
-//! DescribeCluster with authorised operations), and a missing one is refused as the
-//! `kafka-acls` line that grants it. A broker that does not say (librdkafka's mock cluster, an
-//! old broker) is not checked here; its refusals come from the copy itself.
+//! which operations the run's principal may perform ([`super::authorized`]), and a missing one
+//! is refused as the `kafka-acls` line that grants it. A broker that does not say (librdkafka's
+//! mock cluster, an old broker) is not checked here; its refusals come from the copy itself.
 
 use std::collections::{BTreeSet, HashMap};
-use std::ffi::{CStr, CString};
-use std::time::Duration;
 
 use rdkafka_sys as sys;
 
-use super::admin::Admin;
-use crate::options::{ClusterSpec, Guarantee};
+use super::{admin, authorized, TopicCheck};
+use crate::options::{ClusterSpec, Guarantee, RunOptions};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Op {
@@ -34,7 +31,7 @@ impl Op {
         }
     }
 
-    fn from_sys(op: sys::rd_kafka_AclOperation_t) -> Option<Op> {
+    pub(super) fn from_sys(op: sys::rd_kafka_AclOperation_t) -> Option<Op> {
         use sys::rd_kafka_AclOperation_t as A;
         Some(match op {
             A::RD_KAFKA_ACL_OPERATION_READ => Op::Read,
@@ -185,182 +182,33 @@ pub fn refusal(from: &ClusterSpec, to: &ClusterSpec, missing: &[&Need]) -> Optio
     ))
 }
 
-/// Asks one cluster what the principal may do on `group`, `topics` and the cluster itself.
-/// What the broker does not answer is left out (not checked).
-pub fn granted(admin: &Admin, topics: &[String], group: &str, timeout: Duration) -> Granted {
-    let mut out = Granted::new();
-    let rk = admin.inner().native_ptr();
-    let request = Request::new(rk, timeout);
-    let Ok(group) = CString::new(group) else {
-        return out;
-    };
-    let names: Vec<CString> = topics
+/// Why the run's principals may not make this run, if a broker says so.
+pub fn refusal_for(opts: &RunOptions, topics: &[TopicCheck]) -> Option<String> {
+    let sources: Vec<String> = topics.iter().map(|t| t.route.source.clone()).collect();
+    let targets: Vec<(String, bool)> = topics
         .iter()
-        .filter_map(|t| CString::new(t.as_str()).ok())
+        .map(|t| (t.route.target.clone(), t.target_partitions.is_none()))
         .collect();
-    // SAFETY: `rk` is the admin client's live handle; the names outlive the calls that read
-    // them, and results are read before the `Event` that owns them is dropped.
-    unsafe {
-        let mut groups = [group.as_ptr()];
-        let op = sys::rd_kafka_admin_op_t::RD_KAFKA_ADMIN_OP_DESCRIBECONSUMERGROUPS;
-        if let Some(event) = request.send(op, |o, q| {
-            sys::rd_kafka_DescribeConsumerGroups(rk, groups.as_mut_ptr(), 1, o, q)
-        }) {
-            let result = sys::rd_kafka_event_DescribeConsumerGroups_result(event.0);
-            let mut n = 0usize;
-            let descs = sys::rd_kafka_DescribeConsumerGroups_result_groups(result, &mut n);
-            for i in 0..n {
-                let d = *descs.add(i);
-                let name = CStr::from_ptr(sys::rd_kafka_ConsumerGroupDescription_group_id(d));
-                let mut cnt = 0usize;
-                let ops = sys::rd_kafka_ConsumerGroupDescription_authorized_operations(d, &mut cnt);
-                let error = sys::rd_kafka_ConsumerGroupDescription_error(d);
-                if let Some(ops) = operations(ops, cnt, error) {
-                    out.insert(Resource::Group(name.to_string_lossy().into_owned()), ops);
-                }
-            }
-        }
-        // A broker that says nothing of a group's operations (librdkafka's mock cluster, which
-        // would also leave the other requests waiting for a controller) is not checked.
-        if out.is_empty() {
-            return out;
-        }
-        if !names.is_empty() {
-            let mut ptrs: Vec<*const std::os::raw::c_char> =
-                names.iter().map(|n| n.as_ptr()).collect();
-            let collection =
-                sys::rd_kafka_TopicCollection_of_topic_names(ptrs.as_mut_ptr(), ptrs.len());
-            let op = sys::rd_kafka_admin_op_t::RD_KAFKA_ADMIN_OP_DESCRIBETOPICS;
-            let event = request.send(op, |o, q| {
-                sys::rd_kafka_DescribeTopics(rk, collection, o, q)
-            });
-            sys::rd_kafka_TopicCollection_destroy(collection);
-            if let Some(event) = event {
-                let result = sys::rd_kafka_event_DescribeTopics_result(event.0);
-                let mut n = 0usize;
-                let descs = sys::rd_kafka_DescribeTopics_result_topics(result, &mut n);
-                for i in 0..n {
-                    let d = *descs.add(i);
-                    let name = CStr::from_ptr(sys::rd_kafka_TopicDescription_name(d));
-                    let mut cnt = 0usize;
-                    let ops = sys::rd_kafka_TopicDescription_authorized_operations(d, &mut cnt);
-                    let error = sys::rd_kafka_TopicDescription_error(d);
-                    if let Some(ops) = operations(ops, cnt, error) {
-                        out.insert(Resource::Topic(name.to_string_lossy().into_owned()), ops);
-                    }
-                }
-            }
-        }
-        let op = sys::rd_kafka_admin_op_t::RD_KAFKA_ADMIN_OP_DESCRIBECLUSTER;
-        if let Some(event) = request.send(op, |o, q| sys::rd_kafka_DescribeCluster(rk, o, q)) {
-            let result = sys::rd_kafka_event_DescribeCluster_result(event.0);
-            let mut cnt = 0usize;
-            let ops = sys::rd_kafka_DescribeCluster_result_authorized_operations(result, &mut cnt);
-            if let Some(ops) = operations(ops, cnt, std::ptr::null()) {
-                out.insert(Resource::Cluster, ops);
-            }
-        }
-    }
-    out
-}
-
-/// The operations of one answer: none at all when the broker refused to describe the
-/// resource, unknown (`None`) when it did not say or failed otherwise.
-///
-/// # Safety
-/// `ops` points at `cnt` operations (or is null), `error` is null or a live error.
-unsafe fn operations(
-    ops: *const sys::rd_kafka_AclOperation_t,
-    cnt: usize,
-    error: *const sys::rd_kafka_error_t,
-) -> Option<BTreeSet<Op>> {
-    use sys::rd_kafka_resp_err_t as E;
-    if !error.is_null() {
-        return match sys::rd_kafka_error_code(error) {
-            E::RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED
-            | E::RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED => Some(BTreeSet::new()),
-            _ => None,
-        };
-    }
-    if ops.is_null() {
-        return None;
-    }
-    Some(
-        std::slice::from_raw_parts(ops, cnt)
-            .iter()
-            .filter_map(|op| Op::from_sys(*op))
-            .collect(),
-    )
-}
-
-/// One admin request at a time on a queue of its own, with authorised operations asked for.
-struct Request {
-    rk: *mut sys::rd_kafka_t,
-    queue: *mut sys::rd_kafka_queue_t,
-    timeout_ms: i32,
-}
-
-/// An answer; destroyed (with every result it owns) on drop.
-struct Event(*mut sys::rd_kafka_event_t);
-
-impl Drop for Event {
-    fn drop(&mut self) {
-        // SAFETY: the event came from rd_kafka_queue_poll and is destroyed once.
-        unsafe { sys::rd_kafka_event_destroy(self.0) }
-    }
-}
-
-impl Request {
-    fn new(rk: *mut sys::rd_kafka_t, timeout: Duration) -> Request {
-        // SAFETY: `rk` is a live client handle.
-        let queue = unsafe { sys::rd_kafka_queue_new(rk) };
-        let timeout_ms = timeout.as_millis().min(i32::MAX as u128) as i32;
-        Request {
-            rk,
-            queue,
-            timeout_ms,
-        }
-    }
-
-    /// Sends with `call(options, queue)` and waits for its answer; `None` when there is none
-    /// in time or the request failed as a whole (an API the broker does not have).
-    ///
-    /// # Safety
-    /// `call` must start one admin request of `op` on the queue it is given.
-    unsafe fn send(
-        &self,
-        op: sys::rd_kafka_admin_op_t,
-        call: impl FnOnce(*mut sys::rd_kafka_AdminOptions_t, *mut sys::rd_kafka_queue_t),
-    ) -> Option<Event> {
-        let options = sys::rd_kafka_AdminOptions_new(self.rk, op);
-        let mut errstr = [0 as std::os::raw::c_char; 256];
-        sys::rd_kafka_AdminOptions_set_request_timeout(
-            options,
-            self.timeout_ms,
-            errstr.as_mut_ptr(),
-            errstr.len(),
-        );
-        let err = sys::rd_kafka_AdminOptions_set_include_authorized_operations(options, 1);
-        if !err.is_null() {
-            sys::rd_kafka_error_destroy(err);
-        }
-        call(options, self.queue);
-        sys::rd_kafka_AdminOptions_destroy(options);
-        let event = sys::rd_kafka_queue_poll(self.queue, self.timeout_ms.saturating_add(1000));
-        if event.is_null() {
-            return None;
-        }
-        let event = Event(event);
-        (sys::rd_kafka_event_error(event.0) == sys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR)
-            .then_some(event)
-    }
-}
-
-impl Drop for Request {
-    fn drop(&mut self) {
-        // SAFETY: the queue was created in `new` and is destroyed once.
-        unsafe { sys::rd_kafka_queue_destroy(self.queue) }
-    }
+    let needs = needs(
+        opts.guarantee,
+        &opts.group,
+        opts.sync_configs,
+        &sources,
+        &targets,
+    );
+    // The group also asks the target whether it says what is allowed.
+    let ask = |spec: &ClusterSpec, side: &str, topics: Vec<String>| {
+        admin::admin(spec, side)
+            .map(|a| authorized::granted(&a, &topics, &opts.group, opts.timeout))
+            .unwrap_or_default()
+    };
+    let target_topics = targets.iter().map(|(t, _)| t.clone()).collect();
+    let (source, target) = std::thread::scope(|s| {
+        let target = s.spawn(|| ask(&opts.to, "target", target_topics));
+        let source = ask(&opts.from, "source", sources.clone());
+        (source, target.join().unwrap_or_default())
+    });
+    refusal(&opts.from, &opts.to, &missing(&needs, &source, &target))
 }
 
 #[cfg(test)]

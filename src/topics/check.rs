@@ -143,7 +143,7 @@ pub fn inspect(opts: &RunOptions) -> Result<Inspection> {
     }
     let mut denied = false;
     if refusal.is_none() {
-        refusal = permissions(opts, &topics);
+        refusal = access::refusal_for(opts, &topics);
         denied = refusal.is_some();
     }
     // Creating and syncing need the configs before copying; drift alone is reported while
@@ -163,39 +163,6 @@ pub fn inspect(opts: &RunOptions) -> Result<Inspection> {
         ids,
         index_exists: target_topics.contains_key(INDEX_TOPIC),
     })
-}
-
-/// Why the run's principals may not make this run, if a broker says so (see [`access`]).
-fn permissions(opts: &RunOptions, topics: &[TopicCheck]) -> Option<String> {
-    let sources: Vec<String> = topics.iter().map(|t| t.route.source.clone()).collect();
-    let targets: Vec<(String, bool)> = topics
-        .iter()
-        .map(|t| (t.route.target.clone(), t.target_partitions.is_none()))
-        .collect();
-    let needs = access::needs(
-        opts.guarantee,
-        &opts.group,
-        opts.sync_configs,
-        &sources,
-        &targets,
-    );
-    // The group also asks the target whether it says what is allowed.
-    let ask = |spec: &ClusterSpec, side: &str, topics: Vec<String>| {
-        admin::admin(spec, side)
-            .map(|a| access::granted(&a, &topics, &opts.group, opts.timeout))
-            .unwrap_or_default()
-    };
-    let target_topics = targets.iter().map(|(t, _)| t.clone()).collect();
-    let (source, target) = std::thread::scope(|s| {
-        let target = s.spawn(|| ask(&opts.to, "target", target_topics));
-        let source = ask(&opts.from, "source", sources.clone());
-        (source, target.join().unwrap_or_default())
-    });
-    access::refusal(
-        &opts.from,
-        &opts.to,
-        &access::missing(&needs, &source, &target),
-    )
 }
 
 /// Leaves out the routes that would grow a chain of copies (see [`loops`]), saying so.
