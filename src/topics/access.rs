@@ -3,53 +3,9 @@
 //! is refused as the `kafka-acls` line that grants it. A broker that does not say (librdkafka's
 //! mock cluster, an old broker) is not checked here; its refusals come from the copy itself.
 
-use std::collections::{BTreeSet, HashMap};
-
-use rdkafka_sys as sys;
-
+use super::authorized::{Granted, Op, Resource};
 use super::{admin, authorized, TopicCheck};
 use crate::options::{ClusterSpec, Guarantee, RunOptions};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Op {
-    Read,
-    Write,
-    Create,
-    Describe,
-    DescribeConfigs,
-}
-
-impl Op {
-    /// As `kafka-acls --operation` spells it.
-    fn name(self) -> &'static str {
-        match self {
-            Op::Read => "Read",
-            Op::Write => "Write",
-            Op::Create => "Create",
-            Op::Describe => "Describe",
-            Op::DescribeConfigs => "DescribeConfigs",
-        }
-    }
-
-    pub(super) fn from_sys(op: sys::rd_kafka_AclOperation_t) -> Option<Op> {
-        use sys::rd_kafka_AclOperation_t as A;
-        Some(match op {
-            A::RD_KAFKA_ACL_OPERATION_READ => Op::Read,
-            A::RD_KAFKA_ACL_OPERATION_WRITE => Op::Write,
-            A::RD_KAFKA_ACL_OPERATION_CREATE => Op::Create,
-            A::RD_KAFKA_ACL_OPERATION_DESCRIBE => Op::Describe,
-            A::RD_KAFKA_ACL_OPERATION_DESCRIBE_CONFIGS => Op::DescribeConfigs,
-            _ => return None,
-        })
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Resource {
-    Topic(String),
-    Group(String),
-    Cluster,
-}
 
 /// One operation on one resource of one side.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -58,10 +14,6 @@ pub struct Need {
     pub resource: Resource,
     pub op: Op,
 }
-
-/// What a broker said the principal may do, per resource; a resource it said nothing about
-/// is not in the map (not checked).
-pub type Granted = HashMap<Resource, BTreeSet<Op>>;
 
 /// What a run needs: the source topics read (and described), the group its positions live
 /// in, the target topics written (read too under exactly-once, which resumes from them),
@@ -214,6 +166,7 @@ pub fn refusal_for(opts: &RunOptions, topics: &[TopicCheck]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeSet;
 
     fn spec(name: &str, bootstrap: &str, properties: &[(&str, &str)]) -> ClusterSpec {
         ClusterSpec {

@@ -2,14 +2,58 @@
 //! DescribeCluster with authorised operations, through librdkafka's C API (rust-rdkafka 0.39
 //! has none of the three). Used by [`super::access`].
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::ffi::{CStr, CString};
 use std::time::Duration;
 
 use rdkafka_sys as sys;
 
-use super::access::{Granted, Op, Resource};
 use super::admin::Admin;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Op {
+    Read,
+    Write,
+    Create,
+    Describe,
+    DescribeConfigs,
+}
+
+impl Op {
+    /// As `kafka-acls --operation` spells it.
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Op::Read => "Read",
+            Op::Write => "Write",
+            Op::Create => "Create",
+            Op::Describe => "Describe",
+            Op::DescribeConfigs => "DescribeConfigs",
+        }
+    }
+
+    fn from_sys(op: sys::rd_kafka_AclOperation_t) -> Option<Op> {
+        use sys::rd_kafka_AclOperation_t as A;
+        Some(match op {
+            A::RD_KAFKA_ACL_OPERATION_READ => Op::Read,
+            A::RD_KAFKA_ACL_OPERATION_WRITE => Op::Write,
+            A::RD_KAFKA_ACL_OPERATION_CREATE => Op::Create,
+            A::RD_KAFKA_ACL_OPERATION_DESCRIBE => Op::Describe,
+            A::RD_KAFKA_ACL_OPERATION_DESCRIBE_CONFIGS => Op::DescribeConfigs,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Resource {
+    Topic(String),
+    Group(String),
+    Cluster,
+}
+
+/// What a broker said the principal may do, per resource; a resource it said nothing about
+/// is not in the map (not checked).
+pub type Granted = HashMap<Resource, BTreeSet<Op>>;
 
 /// Asks one cluster what the principal may do on `group`, `topics` and the cluster itself.
 /// What the broker does not answer is left out (not checked).
