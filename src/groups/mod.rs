@@ -271,10 +271,11 @@ fn settle(
     }
     if let Some(r) = rows.iter().find(|r| !r.status.ok()) {
         return Ok(refuse(format!(
-            "{}[{}] is {}: nothing committed for this group",
+            "{}[{}] is {}: {} (nothing committed for this group)",
             r.topic,
             r.partition,
-            r.status.text()
+            r.status.text(),
+            r.status.action()
         )));
     }
     if let Some(why) = positions::active(target, group, req.timeout)? {

@@ -48,6 +48,17 @@ impl RowStatus {
         }
     }
 
+    /// What to do about a row that refuses its group.
+    pub fn action(self) -> &'static str {
+        match self {
+            RowStatus::AheadOfTheCopy => "copy first, then translate",
+            RowStatus::NoProvenance => {
+                "copy it with kreplicate (with its origin header), then translate"
+            }
+            _ => "",
+        }
+    }
+
     /// Whether the group can still be committed with this row.
     pub fn ok(self) -> bool {
         matches!(
@@ -99,7 +110,10 @@ impl Report {
                 .groups
                 .iter()
                 .any(|g| g.group == r.group && g.status == "refused");
-            let mut status = r.status.text().to_string();
+            let mut status = match (r.status, self.dry_run) {
+                (RowStatus::Translated, true) => "would translate".to_string(),
+                (s, _) => s.text().to_string(),
+            };
             if r.status == RowStatus::KeptAhead {
                 let _ = write!(status, " ({})", r.target_before.unwrap_or_default());
             }
@@ -136,7 +150,43 @@ impl Report {
                 let _ = writeln!(out, "group '{}' refused: {why}", g.group);
             }
         }
+        out.push_str(&self.summary());
+        out.push('\n');
         out
+    }
+
+    /// The last line: what was (or, in a dry run, would be) committed, and what was refused.
+    pub fn summary(&self) -> String {
+        let refused = self.groups.iter().filter(|g| g.status == "refused").count();
+        let ok: Vec<&str> = self
+            .groups
+            .iter()
+            .filter(|g| g.status != "refused")
+            .map(|g| g.group.as_str())
+            .collect();
+        let moved = self
+            .partitions
+            .iter()
+            .filter(|r| r.status == RowStatus::Translated && ok.contains(&r.group.as_str()))
+            .count();
+        let plural = |n: usize, one: &str| format!("{n} {one}{}", if n == 1 { "" } else { "s" });
+        format!(
+            "{} {} of {} on '{}', {} refused{}",
+            if self.dry_run {
+                "would commit"
+            } else {
+                "committed"
+            },
+            plural(moved, "partition position"),
+            plural(ok.len(), "group"),
+            self.to,
+            plural(refused, "group"),
+            if self.dry_run {
+                " (dry run: nothing committed)"
+            } else {
+                ""
+            }
+        )
     }
 }
 
@@ -197,6 +247,26 @@ mod tests {
         assert_eq!(
             lines[3],
             "group 'late' refused: orders[0] is ahead of the copy"
+        );
+        // Issue 22: a dry run says what it would commit, and every run ends with one line.
+        assert_eq!(
+            lines[4],
+            "would commit 0 partition positions of 1 group on 'B', 1 group refused (dry run: nothing committed)"
+        );
+        let mut moved = report.clone();
+        moved.partitions[0].status = RowStatus::Translated;
+        assert!(moved
+            .table()
+            .lines()
+            .nth(1)
+            .unwrap()
+            .ends_with("  would translate"));
+        moved.dry_run = false;
+        let t = moved.table();
+        assert!(t.lines().nth(1).unwrap().ends_with("  translated"));
+        assert_eq!(
+            t.lines().last().unwrap(),
+            "committed 1 partition position of 1 group on 'B', 1 group refused"
         );
         assert!(!report.all_translated());
     }
