@@ -9,9 +9,12 @@ use std::time::{Duration, Instant};
 use rdkafka::consumer::Consumer;
 use rdkafka::TopicPartitionList;
 
+use super::callbacks::Source;
+use super::state::Shared;
 use super::Acked;
+use crate::options::RunOptions;
 use crate::target;
-use crate::topics;
+use crate::topics::{self, Route};
 
 /// After a deleted topic was dropped, errors the consumer had already queued for it are
 /// expected for this long.
@@ -89,5 +92,55 @@ impl Acked {
             || self
                 .last_deleted
                 .is_some_and(|at| at.elapsed() < DELETED_ECHO)
+    }
+}
+
+/// Runs the growth check for assigned source partitions beyond the routes' counts, and
+/// follows them (the consumer already reads them: no new subscription). False when the run
+/// failed.
+pub(super) fn follow_assigned(
+    consumer: &Source,
+    opts: &RunOptions,
+    routes: &mut [Route],
+    shared: &Shared,
+) -> bool {
+    let Ok(assigned) = consumer.assignment() else {
+        return true;
+    };
+    let elements = assigned.elements();
+    // Each route with at least as many partitions as the highest assigned one needs.
+    let beyond: Vec<Route> = routes
+        .iter()
+        .filter_map(|r| {
+            let need = elements
+                .iter()
+                .filter(|e| e.topic() == r.source)
+                .map(|e| e.partition() + 1)
+                .max()?;
+            (need > r.partitions).then(|| Route {
+                partitions: need,
+                ..r.clone()
+            })
+        })
+        .collect();
+    if beyond.is_empty() {
+        return true;
+    }
+    match topics::follow_assigned(opts, &beyond) {
+        Ok((grown, notices)) => {
+            for g in grown {
+                if let Some(r) = routes.iter_mut().find(|r| r.source == g.source) {
+                    r.partitions = g.partitions;
+                }
+            }
+            for n in notices {
+                shared.progress.notice(n);
+            }
+            true
+        }
+        Err(e) => {
+            shared.lock().fail_with(e);
+            false
+        }
     }
 }

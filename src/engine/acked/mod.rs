@@ -202,7 +202,12 @@ impl Acked {
             // Before copying what the poll returned: an assignment made in it may hold a
             // grown topic's new partitions, their target partitions not checked yet.
             if self.shared.assigned.swap(false, Ordering::Relaxed)
-                && !follow_assigned(&self.consumer, &self.opts, &mut self.routes, &self.shared)
+                && !discovery::follow_assigned(
+                    &self.consumer,
+                    &self.opts,
+                    &mut self.routes,
+                    &self.shared,
+                )
             {
                 return;
             }
@@ -456,55 +461,5 @@ impl Acked {
         // The last entries, so that a lookup right after this run reads none of its tail.
         self.write_index(&AtomicBool::new(false));
         let _ = target::flush(&self.producer, self.opts.timeout);
-    }
-}
-
-/// Runs the growth check for assigned source partitions beyond the routes' counts, and
-/// follows them (the consumer already reads them: no new subscription). False when the run
-/// failed.
-fn follow_assigned(
-    consumer: &Source,
-    opts: &RunOptions,
-    routes: &mut [Route],
-    shared: &Shared,
-) -> bool {
-    let Ok(assigned) = consumer.assignment() else {
-        return true;
-    };
-    // Each route with at least as many partitions as the highest assigned one needs.
-    let beyond: Vec<Route> = routes
-        .iter()
-        .filter_map(|r| {
-            let elements = assigned.elements();
-            let need = elements
-                .iter()
-                .filter(|e| e.topic() == r.source)
-                .map(|e| e.partition() + 1)
-                .max()?;
-            (need > r.partitions).then(|| Route {
-                partitions: need,
-                ..r.clone()
-            })
-        })
-        .collect();
-    if beyond.is_empty() {
-        return true;
-    }
-    match topics::follow_assigned(opts, &beyond) {
-        Ok((grown, notices)) => {
-            for g in grown {
-                if let Some(r) = routes.iter_mut().find(|r| r.source == g.source) {
-                    r.partitions = g.partitions;
-                }
-            }
-            for n in notices {
-                shared.progress.notice(n);
-            }
-            true
-        }
-        Err(e) => {
-            shared.lock().fail_with(e);
-            false
-        }
     }
 }
