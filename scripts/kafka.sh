@@ -157,13 +157,17 @@ launch() { # start the JVM for DIR in its own session, detached from this shell
     echo $! >"$dir/pid"
 }
 
-wait_ready() {
-    local dir="$1" name="$2" port pid
+# A port picked by free_port can be taken by another process before the broker binds it.
+bind_failed() { grep -qs "Address already in use" "$1/server.log" "$1/stdout.log"; }
+
+wait_ready() { # [--rebind-ok]: return 3 (nothing printed) when the broker could not bind a port
+    local dir="$1" name="$2" rebind="${3:-}" port pid
     port=$(cat "$dir/port")
     pid=$(cat "$dir/pid")
     local deadline=$((SECONDS + START_TIMEOUT))
     while :; do
         if ! alive "$pid"; then
+            [ -z "$rebind" ] || ! bind_failed "$dir" || return 3
             tail -n 30 "$dir/server.log" "$dir/stdout.log" >&2 || true
             die "$name: the broker exited during start-up (logs above, in $dir)"
         fi
@@ -220,6 +224,7 @@ cmd_start() {
         wait_ready "$dir" "$name"
         return
     fi
+    local given_port="$port"
     [ "$port" != 0 ] || port=$(free_port)
     rm -rf "$dir"
     mkdir -p "$dir/data"
@@ -237,7 +242,17 @@ cmd_start() {
     java -Xmx256m -Dlog4j2.configurationFile="$dir/log4j2.properties" -cp "$LIBS/*" \
         kafka.tools.StorageTool format -t "$id" -c "$dir/server.properties" "${scram[@]}" \
         >"$dir/format.log" 2>&1 || { cat "$dir/format.log" >&2; die "$name: formatting $dir failed"; }
-    launch "$dir"
+    local attempt rc
+    for attempt in 1 2 3; do
+        launch "$dir"
+        rc=0
+        wait_ready "$dir" "$name" --rebind-ok || rc=$?
+        ((rc == 3)) || return "$rc"
+        # Another process took a port between free_port and the bind: new ports, same log.
+        echo "kafka.sh: $name: a port was taken during start-up (attempt $attempt), picking others" >&2
+        [ "$given_port" != 0 ] || { port=$(free_port); echo "$port" >"$dir/port"; }
+        write_config "$dir" "$port" "$proto" "$acl" "${aport:-$port}"
+    done
     wait_ready "$dir" "$name"
 }
 

@@ -38,8 +38,7 @@ fn write_config(name: &str, text: &str) -> String {
 
 #[test]
 fn bad_input_is_one_line_and_exit_2_with_nothing_written_or_committed() {
-    let a = Kafka::start("bad-a");
-    let b = Kafka::start("bad-b");
+    let (a, b) = Kafka::pair("bad-a", "bad-b");
     common::create_topic(&a.bootstrap, "t", 3);
     common::create_topic(&a.bootstrap, "wide", 4);
     common::create_topic(&b.bootstrap, "t", 3);
@@ -283,8 +282,7 @@ fn issue_13_verbose_shows_librdkafka_lines_for_an_unreachable_broker() {
 #[test]
 fn issue_10_an_unreachable_or_silent_broker_at_start_exits_1() {
     let closed = kr::closed_address();
-    let mut a = Kafka::start("silent-a");
-    let b = Kafka::start("silent-b");
+    let (mut a, b) = Kafka::pair("silent-a", "silent-b");
     common::create_topic(&a.bootstrap, "t", 1);
     common::create_topic(&b.bootstrap, "t", 1);
     common::produce(&a.bootstrap, "t", &kr::records(10, 1, "s"));
@@ -440,8 +438,7 @@ fn issue_10_json_on_every_exit_names_the_error_kind() {
 /// the same way.
 #[test]
 fn issue_12_bad_exclude_rate_and_refresh_flags_are_one_line_and_exit_2() {
-    let a = Kafka::start("bad12-a");
-    let b = Kafka::start("bad12-b");
+    let (a, b) = Kafka::pair("bad12-a", "bad12-b");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     common::create_topic(ab, "t", 2);
     common::create_topic(bb, "t", 2);

@@ -12,8 +12,7 @@ fn args<'a>(a: &'a Kafka, b: &'a Kafka, extra: &[&'a str]) -> Vec<&'a str> {
 
 #[test]
 fn faithful_copy_of_several_topics_until_caught_up_then_nothing() {
-    let a = Kafka::start("copy-a");
-    let b = Kafka::start("copy-b");
+    let (a, b) = Kafka::pair("copy-a", "copy-b");
     let topics = [("orders", 3, 900), ("payments", 2, 301)];
     for (t, parts, n) in topics {
         common::create_topic(&a.bootstrap, t, parts);
@@ -116,8 +115,7 @@ fn faithful_copy_of_several_topics_until_caught_up_then_nothing() {
 
 #[test]
 fn regex_selection_with_rename_skips_internal_topics() {
-    let a = Kafka::start("regex-a");
-    let b = Kafka::start("regex-b");
+    let (a, b) = Kafka::pair("regex-a", "regex-b");
     for t in ["app.clicks", "app.views", "__app.internal", "other"] {
         common::create_topic(&a.bootstrap, t, 2);
         common::produce(&a.bootstrap, t, &kr::records(40, 2, t));
@@ -175,8 +173,7 @@ fn copy_within_one_cluster_under_a_new_name() {
 /// last source offset) and what is left (end offset, lag), under both engines.
 #[test]
 fn issue_10_json_partitions_say_what_was_copied_and_what_is_left() {
-    let a = Kafka::start("json-a");
-    let b = Kafka::start("json-b");
+    let (a, b) = Kafka::pair("json-a", "json-b");
     for guarantee in ["at-least-once", "exactly-once"] {
         let (topic, group) = (format!("t-{guarantee}"), format!("g-{guarantee}"));
         common::create_topic(&a.bootstrap, &topic, 2);

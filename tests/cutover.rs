@@ -77,8 +77,7 @@ fn values(tag: &str, n: i32) -> Vec<common::Rec> {
 
 #[test]
 fn issue_11_the_readme_cut_over_recipe_moves_a_group_exactly() {
-    let a = Kafka::start("cut-a");
-    let b = Kafka::start("cut-b");
+    let (a, b) = Kafka::pair("cut-a", "cut-b");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     let on_a = cut_over(ab, bb);
     // On B, billing reads exactly what it had not read on A.
@@ -90,8 +89,7 @@ fn issue_11_the_readme_cut_over_recipe_moves_a_group_exactly() {
 
 #[test]
 fn issue_18_the_readme_failback_brings_the_group_back_to_a_without_loss() {
-    let a = Kafka::start("back-a");
-    let b = Kafka::start("back-b");
+    let (a, b) = Kafka::pair("back-a", "back-b");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     let on_a = cut_over(ab, bb);
     // On B, billing reads part of what A's applications wrote (B's copies of A's records) and

@@ -55,8 +55,10 @@ fn continuous<'a>(ab: &'a str, bb: &'a str, guarantee: &'a str, extra: &[&'a str
 }
 
 fn new_topics_are_copied(guarantee: &str) {
-    let a = Kafka::start(&format!("disc-a-{guarantee}"));
-    let b = Kafka::start(&format!("disc-b-{guarantee}"));
+    let (a, b) = Kafka::pair(
+        &format!("disc-a-{guarantee}"),
+        &format!("disc-b-{guarantee}"),
+    );
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     common::create_topic(ab, "ev.a", 2);
     common::produce(ab, "ev.a", &kr::records(50, 2, "a"));
@@ -109,8 +111,7 @@ fn issue_12_discovery_under_exactly_once() {
 
 #[test]
 fn issue_12_discovery_drops_a_deleted_topic_and_goes_on() {
-    let a = Kafka::start("disc-del-a");
-    let b = Kafka::start("disc-del-b");
+    let (a, b) = Kafka::pair("disc-del-a", "disc-del-b");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     // A shard of two that owns some of ev.keep's partitions and none of ev.gone's.
     let index = (1..=2)

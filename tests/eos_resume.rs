@@ -47,8 +47,7 @@ fn issue_18_exactly_once_fails_when_the_group_positions_cannot_be_read() {
 /// new topic's, each once.
 #[test]
 fn issue_18_exactly_once_resumes_a_recreated_topic_after_its_last_copied_record() {
-    let a = common::Kafka::start("eos-recreate-a");
-    let b = common::Kafka::start("eos-recreate-b");
+    let (a, b) = common::Kafka::pair("eos-recreate-a", "eos-recreate-b");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     common::create_topic(ab, "t", 2);
     common::create_topic(bb, "t", 2);

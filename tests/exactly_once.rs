@@ -96,8 +96,7 @@ impl Lcg {
 /// once, in order: Apache Kafka hides the aborted transactions of the killed runs.
 #[test]
 fn exactly_once_crash_campaign() {
-    let mut a = Kafka::start("eos-a");
-    let mut b = Kafka::start("eos-b");
+    let (mut a, mut b) = Kafka::pair("eos-a", "eos-b");
     common::create_topic(&a.bootstrap, "t", 3);
     common::create_topic(&b.bootstrap, "t", 3);
     common::produce(&a.bootstrap, "t", &kr::records(3000, 3, "pre"));
@@ -197,8 +196,7 @@ fn exactly_once_crash_campaign() {
 
 #[test]
 fn exactly_once_second_instance_with_the_same_identity_stops_the_first() {
-    let a = Kafka::start("fence-a");
-    let b = Kafka::start("fence-b");
+    let (a, b) = Kafka::pair("fence-a", "fence-b");
     common::create_topic(&a.bootstrap, "t", 2);
     common::create_topic(&b.bootstrap, "t", 2);
     common::produce(&a.bootstrap, "t", &kr::records(1000, 2, "pre"));
@@ -425,8 +423,7 @@ fn issue_5_an_abort_with_records_in_flight_serves_their_reports() {
 #[test]
 fn issue_13_a_record_the_target_always_refuses_ends_the_run_naming_it() {
     // The producer's own size check refuses the record when it is sent.
-    let a = Kafka::start("refused-a");
-    let b = Kafka::start("refused-b");
+    let (a, b) = Kafka::pair("refused-a", "refused-b");
     common::create_topic(&a.bootstrap, "t", 2);
     common::create_topic(&b.bootstrap, "t", 2);
     let mut recs = kr::records(20, 2, "small");

@@ -180,8 +180,7 @@ fn assert_no_commit_past_failures(stderr: &str, committed: &[i64]) -> usize {
 }
 
 fn seed_scenario(kill_replicator: bool) {
-    let a = Kafka::start("seed-a");
-    let mut b = Kafka::start("seed-b");
+    let (a, mut b) = Kafka::pair("seed-a", "seed-b");
     let (writer, child) = seed_copy(&a, &b);
     b.freeze();
     let run = if kill_replicator {

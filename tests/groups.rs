@@ -33,8 +33,7 @@ fn wait_until(what: &str, limit: Duration, mut f: impl FnMut() -> bool) {
 
 #[test]
 fn two_processes_in_one_group_split_the_partitions_and_copy_everything() {
-    let a = Kafka::start("group-a");
-    let b = Kafka::start("group-b");
+    let (a, b) = Kafka::pair("group-a", "group-b");
     common::create_topic(&a.bootstrap, "t", 4);
     common::create_topic(&b.bootstrap, "t", 4);
     let extra = ["--topics", "t", "--json", "--commit-interval", "200ms"];
@@ -101,8 +100,7 @@ fn two_processes_in_one_group_split_the_partitions_and_copy_everything() {
 
 #[test]
 fn static_shards_copy_their_own_partitions_and_resume_from_the_group_commits() {
-    let a = Kafka::start("shard-a");
-    let b = Kafka::start("shard-b");
+    let (a, b) = Kafka::pair("shard-a", "shard-b");
     common::create_topic(&a.bootstrap, "t", 6);
     common::create_topic(&b.bootstrap, "t", 6);
     common::produce(&a.bootstrap, "t", &kr::records(600, 6, "one"));
@@ -149,8 +147,7 @@ fn static_shards_copy_their_own_partitions_and_resume_from_the_group_commits() {
 
 #[test]
 fn a_recreated_source_topic_under_a_committed_group_fails_with_exit_1() {
-    let a = Kafka::start("gap-a");
-    let b = Kafka::start("gap-b");
+    let (a, b) = Kafka::pair("gap-a", "gap-b");
     common::create_topic(&a.bootstrap, "t", 2);
     common::create_topic(&b.bootstrap, "t", 2);
     common::produce(&a.bootstrap, "t", &kr::records(40, 2, "old"));
@@ -201,8 +198,7 @@ fn a_recreated_source_topic_under_a_committed_group_fails_with_exit_1() {
 
 #[test]
 fn first_signal_commits_and_exits_0_second_exits_130() {
-    let a = Kafka::start("sig-a");
-    let mut b = Kafka::start("sig-b");
+    let (a, mut b) = Kafka::pair("sig-a", "sig-b");
     common::create_topic(&a.bootstrap, "t", 2);
     common::create_topic(&b.bootstrap, "t", 2);
     common::produce(&a.bootstrap, "t", &kr::records(500, 2, "s"));
@@ -279,8 +275,7 @@ fn first_signal_commits_and_exits_0_second_exits_130() {
 /// assignment as "every partition done" and exited 0 with a partial copy.
 #[test]
 fn issue_5_until_caught_up_waits_for_the_assignment_after_losing_it() {
-    let a = Kafka::start("lost-a");
-    let b = Kafka::start("lost-b");
+    let (a, b) = Kafka::pair("lost-a", "lost-b");
     common::create_topic(&a.bootstrap, "t", 4);
     common::create_topic(&b.bootstrap, "t", 4);
     for round in 0..20 {
@@ -506,8 +501,7 @@ fn a_membership_lost_before_the_final_commit_commits_nothing_and_says_why() {
 /// again and silently skipped every record written between the runs.
 #[test]
 fn issue_13_start_latest_is_committed_so_the_next_run_copies_what_arrived_in_between() {
-    let a = Kafka::start("latest-a");
-    let b = Kafka::start("latest-b");
+    let (a, b) = Kafka::pair("latest-a", "latest-b");
     for guarantee in ["at-least-once", "none", "exactly-once"] {
         let topic = format!("t-{guarantee}");
         let group = format!("g-{guarantee}");
@@ -604,8 +598,7 @@ fn issue_13_a_group_join_that_never_completes_fails_after_the_join_timeout() {
 /// the run at once (there is nothing to flush or commit yet), not after --timeout.
 #[test]
 fn issue_10_a_signal_during_start_up_stops_within_a_second() {
-    let mut a = Kafka::start("early-a");
-    let b = Kafka::start("early-b");
+    let (mut a, b) = Kafka::pair("early-a", "early-b");
     common::create_topic(&a.bootstrap, "t", 1);
     common::create_topic(&b.bootstrap, "t", 1);
     a.freeze();
@@ -639,8 +632,7 @@ fn issue_10_a_signal_during_start_up_stops_within_a_second() {
 /// acknowledged prefix. Nothing is lost, and the group ends at the source's ends.
 #[test]
 fn issue_17_members_joining_and_leaving_with_records_in_flight_lose_nothing() {
-    let a = Kafka::start("churn-a");
-    let b = Kafka::start("churn-b");
+    let (a, b) = Kafka::pair("churn-a", "churn-b");
     common::create_topic(&a.bootstrap, "t", 4);
     common::create_topic(&b.bootstrap, "t", 4);
     common::produce(&a.bootstrap, "t", &kr::records(2000, 4, "pre"));

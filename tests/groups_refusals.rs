@@ -12,8 +12,7 @@ const PARTS: i32 = 2;
 
 #[test]
 fn issue_11_groups_refusals_say_why_in_one_line_and_commit_nothing() {
-    let a = Kafka::start("trb-a");
-    let b = Kafka::start("trb-b");
+    let (a, b) = Kafka::pair("trb-a", "trb-b");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     for t in ["t", "raw"] {
         common::create_topic(ab, t, PARTS);
@@ -117,8 +116,7 @@ fn issue_11_groups_refusals_say_why_in_one_line_and_commit_nothing() {
 
 #[test]
 fn issue_11_a_group_at_0_of_a_partition_the_copy_never_wrote_to_translates_to_its_end() {
-    let a = Kafka::start("tre0-a");
-    let b = Kafka::start("tre0-b");
+    let (a, b) = Kafka::pair("tre0-a", "tre0-b");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     common::create_topic(ab, "t", PARTS);
     common::create_topic(bb, "t", PARTS);

@@ -10,8 +10,7 @@ fn b(s: &str) -> Option<Vec<u8>> {
 
 #[test]
 fn harness_two_kafka_clusters_roundtrip() {
-    let mut a = Kafka::start("harness-a");
-    let b_ = Kafka::start("harness-b");
+    let (mut a, b_) = Kafka::pair("harness-a", "harness-b");
     assert_ne!(a.bootstrap, b_.bootstrap);
     assert_ne!(a.pid(), b_.pid());
 

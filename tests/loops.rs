@@ -110,8 +110,7 @@ fn issue_18_a_rename_within_one_cluster_never_copies_its_own_output() {
 
 #[test]
 fn issue_18_active_active_with_renames_grows_no_chain_of_topics() {
-    let a = Kafka::start("loop-a");
-    let b = Kafka::start("loop-b");
+    let (a, b) = Kafka::pair("loop-a", "loop-b");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     common::create_topic(ab, "orders", 2);
     common::produce(ab, "orders", &kr::records(30, 2, "o"));

@@ -26,8 +26,7 @@ fn local_addr() -> String {
 
 #[test]
 fn issue_10_prometheus_scrapes_records_copied_and_lag_matching_the_run() {
-    let a = Kafka::start("metrics-a");
-    let b = Kafka::start("metrics-b");
+    let (a, b) = Kafka::pair("metrics-a", "metrics-b");
     common::create_topic(&a.bootstrap, "m", 3);
     common::create_topic(&b.bootstrap, "m", 3);
     common::produce(&a.bootstrap, "m", &kr::records(3000, 3, "m"));
@@ -142,8 +141,7 @@ fn issue_10_prometheus_scrapes_records_copied_and_lag_matching_the_run() {
 /// whose lag and records match its JSON, and node_exporter serves them.
 #[test]
 fn issue_10_node_exporter_reads_the_metrics_file_of_a_failed_run() {
-    let a = Kafka::start("textfile-a");
-    let b = Kafka::start("textfile-b");
+    let (a, b) = Kafka::pair("textfile-a", "textfile-b");
     common::create_topic(&a.bootstrap, "f", 1);
     common::create_topic(&b.bootstrap, "f", 1);
     let mut recs = kr::records(50, 1, "before");
@@ -222,8 +220,7 @@ fn issue_10_node_exporter_reads_the_metrics_file_of_a_failed_run() {
 /// (here: the source broker hangs mid-copy), and 200 again once the copy moves.
 #[test]
 fn issue_10_healthz_fails_after_a_stall_longer_than_the_delivery_timeout() {
-    let mut a = Kafka::start("stall-a");
-    let b = Kafka::start("stall-b");
+    let (mut a, b) = Kafka::pair("stall-a", "stall-b");
     common::create_topic(&a.bootstrap, "s", 1);
     common::create_topic(&b.bootstrap, "s", 1);
     // 300 MB, fetched 1 MB at a time: the copy takes a few seconds, and the source holds
@@ -313,8 +310,7 @@ fn issue_10_healthz_fails_after_a_stall_longer_than_the_delivery_timeout() {
 /// A taken port or an unwritable file: one line, exit 2, before anything is copied.
 #[test]
 fn issue_10_a_taken_metrics_port_or_unwritable_file_is_a_usage_error_before_copying() {
-    let a = Kafka::start("metrics-bad-a");
-    let b = Kafka::start("metrics-bad-b");
+    let (a, b) = Kafka::pair("metrics-bad-a", "metrics-bad-b");
     common::create_topic(&a.bootstrap, "t", 1);
     common::create_topic(&b.bootstrap, "t", 1);
     common::produce(&a.bootstrap, "t", &kr::records(10, 1, "t"));

@@ -23,8 +23,7 @@ fn rec(i: usize, len: usize) -> Rec {
 
 #[test]
 fn issue_18_a_record_near_the_size_limit_is_copied_without_its_origin() {
-    let a = Kafka::start("size-a");
-    let b = Kafka::start("size-b");
+    let (a, b) = Kafka::pair("size-a", "size-b");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     common::create_topic(ab, "big", 1);
     common::produce(ab, "big", &[rec(0, 10), rec(1, BIG), rec(2, 10)]);

@@ -7,8 +7,7 @@ use crate::kr::{self, FAST_GROUP};
 
 #[test]
 fn progress_is_drawn_on_a_terminal_and_absent_when_piped() {
-    let a = Kafka::start("progress-a");
-    let b = Kafka::start("progress-b");
+    let (a, b) = Kafka::pair("progress-a", "progress-b");
     common::create_topic(&a.bootstrap, "t", 2);
     common::create_topic(&b.bootstrap, "t", 2);
     common::produce(&a.bootstrap, "t", &kr::records(2000, 2, "p"));
@@ -66,8 +65,7 @@ fn progress_is_drawn_on_a_terminal_and_absent_when_piped() {
 /// over RUST_LOG.
 #[test]
 fn issue_10_without_a_terminal_lines_are_time_stamped_and_show_progress() {
-    let a = Kafka::start("lines-a");
-    let b = Kafka::start("lines-b");
+    let (a, b) = Kafka::pair("lines-a", "lines-b");
     common::create_topic(&a.bootstrap, "t", 2);
     common::create_topic(&b.bootstrap, "t", 2);
     common::produce(&a.bootstrap, "t", &kr::records(500, 2, "l"));

@@ -19,8 +19,7 @@ fn origin(g: &Got) -> Option<String> {
 
 #[test]
 fn issue_11_every_guarantee_stamps_source_cluster_topic_partition_offset() {
-    let a = Kafka::start("prov-a");
-    let b = Kafka::start("prov-b");
+    let (a, b) = Kafka::pair("prov-a", "prov-b");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     let id = common::cluster_id(ab);
     common::create_topic(ab, "t", 2);
@@ -58,8 +57,7 @@ fn issue_11_every_guarantee_stamps_source_cluster_topic_partition_offset() {
 
 #[test]
 fn issue_11_no_origin_header_copies_headers_byte_for_byte() {
-    let a = Kafka::start("noh-a");
-    let b = Kafka::start("noh-b");
+    let (a, b) = Kafka::pair("noh-a", "noh-b");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     common::create_topic(ab, "t", 1);
     common::create_topic(bb, "t", 1);
@@ -93,8 +91,7 @@ fn issue_11_no_origin_header_copies_headers_byte_for_byte() {
 
 #[test]
 fn issue_11_exactly_once_resumes_after_headers_of_the_older_format() {
-    let a = Kafka::start("old-a");
-    let b = Kafka::start("old-b");
+    let (a, b) = Kafka::pair("old-a", "old-b");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     let id = common::cluster_id(ab);
     common::create_topic(ab, "t", 2);
@@ -137,8 +134,7 @@ fn issue_11_exactly_once_resumes_after_headers_of_the_older_format() {
 
 #[test]
 fn issue_11_active_active_runs_converge_and_count_skipped_records() {
-    let a = Kafka::start("aa-a");
-    let b = Kafka::start("aa-b");
+    let (a, b) = Kafka::pair("aa-a", "aa-b");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     common::create_topic(ab, "t", 2);
     common::create_topic(bb, "t", 2);

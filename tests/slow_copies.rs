@@ -23,8 +23,10 @@ fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) -> Du
 /// records: the first commit came after 13 s, and `/healthz` said 503 after
 /// `--delivery-timeout`.
 fn slow_copy_commits_in_time(guarantee: &str) {
-    let a = Kafka::start(&format!("slow-a-{guarantee}"));
-    let b = Kafka::start(&format!("slow-b-{guarantee}"));
+    let (a, b) = Kafka::pair(
+        &format!("slow-a-{guarantee}"),
+        &format!("slow-b-{guarantee}"),
+    );
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     common::create_topic(ab, "t", 2);
     common::create_topic(bb, "t", 2);
@@ -230,8 +232,7 @@ fn origin_offsets(bootstrap: &str, topic: &str) -> Vec<Vec<i64>> {
 /// no more than that.
 #[test]
 fn issue_18_a_sigkill_recopies_at_most_about_one_commit_interval() {
-    let a = Kafka::start("kill-a");
-    let b = Kafka::start("kill-b");
+    let (a, b) = Kafka::pair("kill-a", "kill-b");
     sigkill_recopies(&a.bootstrap, &b.bootstrap);
 }
 

@@ -3,48 +3,53 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::{self, Kafka};
+use crate::common::{self, unique, Kafka};
 use crate::kr::{self, FAST_GROUP};
 
 #[test]
 fn issue_11_sync_groups_follows_an_application_group_while_copying() {
-    let a = Kafka::start("sync-a");
-    let b = Kafka::start("sync-b");
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
-    common::create_topic(ab, "t", 2);
-    common::create_topic(bb, "t", 2);
-    common::produce(ab, "t", &kr::records(1000, 2, "first"));
+    let t = unique("sync");
+    let (copier, app, later) = (unique("kreplicate.sync"), unique("app"), unique("later"));
+    let t = t.as_str();
+    common::create_topic(ab, t, 2);
+    common::create_topic(bb, t, 2);
+    common::produce(ab, t, &kr::records(1000, 2, "first"));
+    let sync = format!("{app},{later}");
     let mut args = vec![
         "--from",
         ab,
         "--to",
         bb,
         "--topics",
-        "t",
+        t,
         "--group",
-        "kreplicate.sync",
+        &copier,
         "--json",
         "--commit-interval",
         "200ms",
         "--sync-groups",
-        "app,later",
+        &sync,
         "--sync-groups-interval",
         "1s",
     ];
     args.extend(FAST_GROUP);
     let copy = kr::spawn(&args);
-    let writer = kr::Writer::start(ab, "t", 2);
+    let writer = kr::Writer::start(ab, t, 2);
     // The application follows the copy on the source, 10 records behind; the target group is
-    // sampled meanwhile and must never move back.
+    // sampled meanwhile and must never move back. Sampling ends after 4 moves (a sync runs every
+    // second once the run copies: a loaded machine only makes the start slower), with the writer
+    // still writing, so the group followed while copying.
     let mut seen = vec![-1i64; 2];
     let mut moves = 0;
-    let until = Instant::now() + Duration::from_secs(8);
-    while Instant::now() < until {
-        let copied = common::committed(ab, "kreplicate.sync", "t", 2);
+    let until = Instant::now() + Duration::from_secs(90);
+    while moves < 4 && Instant::now() < until {
+        let copied = common::committed(ab, &copier, t, 2);
         if copied.iter().all(|&c| c > 10) {
-            common::commit(ab, "app", "t", &[(0, copied[0] - 10), (1, copied[1] - 10)]);
+            common::commit(ab, &app, t, &[(0, copied[0] - 10), (1, copied[1] - 10)]);
         }
-        let on_b = common::committed(bb, "app", "t", 2);
+        let on_b = common::committed(bb, &app, t, 2);
         for p in 0..2 {
             assert!(
                 on_b[p] >= seen[p],
@@ -62,17 +67,29 @@ fn issue_11_sync_groups_follows_an_application_group_while_copying() {
         moves >= 4,
         "the target group followed while copying ({moves} moves)"
     );
-    // The last positions, then stop: the run's last round syncs them.
-    std::thread::sleep(Duration::from_secs(2));
-    let copied = common::committed(ab, "kreplicate.sync", "t", 2);
-    common::commit(ab, "app", "t", &[(0, copied[0] - 3), (1, copied[1] - 3)]);
+    // The last positions, once the copy has committed everything written, then stop: the run's
+    // last round syncs them.
+    let written = common::read_all(ab, t);
+    let ends: Vec<i64> = (0..2)
+        .map(|p| written.iter().filter(|g| g.partition == p).count() as i64)
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let copied = loop {
+        let copied = common::committed(ab, &copier, t, 2);
+        if copied == ends || Instant::now() > deadline {
+            break copied;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(copied, ends, "the copy committed everything written");
+    common::commit(ab, &app, t, &[(0, copied[0] - 3), (1, copied[1] - 3)]);
     kr::signal(&copy, "INT");
     let run = kr::wait(copy, Duration::from_secs(60));
     assert_eq!(run.code, 0, "{run:?}");
     // On B, at the first copy of the record the application reads next on A (an oracle of
     // the test's own: records matched by content, not by kreplicate's headers).
-    let (src, dst) = (common::read_all(ab, "t"), common::read_all(bb, "t"));
-    let on_b = common::committed(bb, "app", "t", 2);
+    let (src, dst) = (common::read_all(ab, t), common::read_all(bb, t));
+    let on_b = common::committed(bb, &app, t, 2);
     for p in 0..2 {
         let next = copied[p as usize] - 3;
         let want = src
@@ -88,5 +105,5 @@ fn issue_11_sync_groups_follows_an_application_group_while_copying() {
         assert_eq!(on_b[p as usize], at, "app on B, partition {p}");
     }
     // A group the source does not know (yet) is not an error for a sync.
-    assert!(!run.stderr.contains("later"), "{}", run.stderr);
+    assert!(!run.stderr.contains(&later), "{}", run.stderr);
 }

@@ -7,8 +7,7 @@ use crate::common::{self, Kafka};
 use crate::kr;
 
 fn throttled_run(guarantee: &str, limit: &[&str], min_seconds: f64) {
-    let a = Kafka::start(&format!("thr-a-{guarantee}"));
-    let b = Kafka::start(&format!("thr-b-{guarantee}"));
+    let (a, b) = Kafka::pair(&format!("thr-a-{guarantee}"), &format!("thr-b-{guarantee}"));
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     common::create_topic(ab, "t", 2);
     common::create_topic(bb, "t", 2);

@@ -28,8 +28,7 @@ fn table(source: &BTreeMap<String, String>, target: &BTreeMap<String, String>) -
 
 #[test]
 fn issue_12_configs_travel_drift_is_warned_then_synced() {
-    let a = Kafka::start("cfg-a");
-    let b = Kafka::start("cfg-b");
+    let (a, b) = Kafka::pair("cfg-a", "cfg-b");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     common::create_topic_with(ab, "compacted", 2, &SOURCE_CONFIGS);
     common::create_topic_with(ab, "drifty", 1, &[("retention.ms", "3600000")]);

@@ -78,8 +78,7 @@ fn first_at_or_after(dst: &[Got], p: i32, x: i64, cluster: &str) -> Option<i64> 
 
 #[test]
 fn issue_11_groups_translate_exactly_over_foreign_records_and_duplicates() {
-    let a = Kafka::start("tr-a");
-    let b = Kafka::start("tr-b");
+    let (a, b) = Kafka::pair("tr-a", "tr-b");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     let id = common::cluster_id(ab);
     common::create_topic(ab, "t", PARTS);
@@ -274,8 +273,7 @@ fn issue_11_groups_translate_exactly_over_foreign_records_and_duplicates() {
 
 #[test]
 fn issue_11_exactly_once_translations_point_at_the_single_copy() {
-    let a = Kafka::start("tre-a");
-    let b = Kafka::start("tre-b");
+    let (a, b) = Kafka::pair("tre-a", "tre-b");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     let id = common::cluster_id(ab);
     common::create_topic(ab, "t", PARTS);

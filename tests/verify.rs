@@ -8,10 +8,7 @@ use crate::kr::{self, Run};
 
 /// Two clusters.
 fn clusters(name: &str) -> (Kafka, Kafka) {
-    (
-        Kafka::start(&format!("verify-{name}-a")),
-        Kafka::start(&format!("verify-{name}-b")),
-    )
+    Kafka::pair(&format!("verify-{name}-a"), &format!("verify-{name}-b"))
 }
 
 /// `topic` on A with `source` and on B (as `target_topic`) with `target`.

@@ -122,6 +122,15 @@ impl Kafka {
         Kafka::start_with(name, &[])
     }
 
+    /// Two clusters of this test's own, started side by side (a start is mostly waiting).
+    pub fn pair(a: &str, b: &str) -> (Kafka, Kafka) {
+        std::thread::scope(|s| {
+            let b = s.spawn(|| Kafka::start(b));
+            let a = Kafka::start(a);
+            (a, b.join().expect("start the second cluster"))
+        })
+    }
+
     /// A cluster of this test's own; `args` are `scripts/kafka.sh start` options
     /// (`--protocol SASL_SSL`, `--user alice:pw`, `--acl`, `--set key=value`).
     pub fn start_with(name: &str, args: &[&str]) -> Kafka {
