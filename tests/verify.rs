@@ -1,14 +1,15 @@
-//! `kreplicate verify` through the built binary on two tansu brokers. The target is produced
-//! directly (no replicator), shaped like each kind of difference.
+//! `kreplicate verify` through the built binary on the two shared Kafka clusters (topics of
+//! each test's own). The target is produced directly (no replicator), shaped like each kind of
+//! difference.
 
 use serde_json::Value;
 
-use crate::common::{self, Kafka, Rec};
+use crate::common::{self, unique, Kafka, Rec};
 use crate::kr::{self, Run};
 
-/// Two clusters.
-fn clusters(name: &str) -> (Kafka, Kafka) {
-    Kafka::pair(&format!("verify-{name}-a"), &format!("verify-{name}-b"))
+/// The shared clusters, and a prefix for the test's topic names.
+fn clusters(name: &str) -> (Kafka, Kafka, String) {
+    (Kafka::shared("a"), Kafka::shared("b"), unique(name))
 }
 
 /// `topic` on A with `source` and on B (as `target_topic`) with `target`.
@@ -86,9 +87,10 @@ fn on(records: &[Rec], partition: i32) -> Vec<Rec> {
 
 #[test]
 fn verify_exact_copy_exits_0_also_renamed_with_origin_headers() {
-    let (a, b) = clusters("exact");
+    let (a, b, n) = clusters("exact");
+    let (orders, backup) = (format!("{n}.orders"), format!("backup.{n}.orders"));
     let recs = kr::records(90, 3, "e");
-    setup(&a, &b, "orders", "orders", 3, 3, &recs, &recs);
+    setup(&a, &b, &orders, &orders, 3, 3, &recs, &recs);
     // kreplicate's own headers on the target do not count.
     let with_origin: Vec<Rec> = recs
         .iter()
@@ -102,13 +104,13 @@ fn verify_exact_copy_exits_0_also_renamed_with_origin_headers() {
             r
         })
         .collect();
-    common::create_topic(&b.bootstrap, "backup.orders", 3);
-    common::produce(&b.bootstrap, "backup.orders", &with_origin);
+    common::create_topic(&b.bootstrap, &backup, 3);
+    common::produce(&b.bootstrap, &backup, &with_origin);
 
-    let run = verify(&a, &b, &["--topics", "orders"]);
+    let run = verify(&a, &b, &["--topics", &orders]);
     assert_eq!(run.code, 0, "{run:?}");
     for p in 0..3 {
-        let line = table_line(&run, "orders", p);
+        let line = table_line(&run, &orders, p);
         assert!(line.ends_with("OK"), "{line}");
         let cells: Vec<&str> = line.split_whitespace().collect();
         assert_eq!(cells[2..6], ["30", "30", "0-29", "0-29"], "{line}");
@@ -126,7 +128,7 @@ fn verify_exact_copy_exits_0_also_renamed_with_origin_headers() {
         run.stdout
     );
 
-    let report = json(&a, &b, &["--topics", "orders"], 0);
+    let report = json(&a, &b, &["--topics", &orders], 0);
     assert_eq!(report["exact"], true, "{report}");
     // Issue 10: versioned and time-stamped, with every documented field.
     assert_eq!(report["version"], 1, "{report}");
@@ -162,19 +164,20 @@ fn verify_exact_copy_exits_0_also_renamed_with_origin_headers() {
         assert_eq!(r["examples"], serde_json::json!([]));
     }
 
+    let regex = format!("^{}\\.ord.*", n.replace('.', "\\."));
     let report = json(
         &a,
         &b,
-        &["--topics", "^ord.*", "--rename", "backup.{topic}"],
+        &["--topics", &regex, "--rename", "backup.{topic}"],
         0,
     );
     assert_eq!(report["exact"], true, "{report}");
-    assert_eq!(row(&report, 0)["target_topic"], "backup.orders");
+    assert_eq!(row(&report, 0)["target_topic"], backup.as_str());
 }
 
 #[test]
 fn verify_reports_missing_records() {
-    let (a, b) = clusters("missing");
+    let (a, b, m) = clusters("m");
     let recs = kr::records(40, 2, "m");
     // Records 5, 7 and 9 are on partition 1 at offsets 2, 3 and 4.
     let target: Vec<Rec> = recs
@@ -183,9 +186,9 @@ fn verify_reports_missing_records() {
         .filter(|(i, _)| ![5, 7, 9].contains(i))
         .map(|(_, r)| r.clone())
         .collect();
-    setup(&a, &b, "m", "m", 2, 2, &recs, &target);
+    setup(&a, &b, &m, &m, 2, 2, &recs, &target);
 
-    let report = json(&a, &b, &["--topics", "m"], 1);
+    let report = json(&a, &b, &["--topics", &m], 1);
     assert_eq!(report["exact"], false);
     assert_eq!(row(&report, 0)["status"], "OK");
     let r = row(&report, 1);
@@ -208,15 +211,15 @@ fn verify_reports_missing_records() {
         .collect();
     assert_eq!(examples, [("missing", 2), ("missing", 3), ("missing", 4)]);
 
-    let run = verify(&a, &b, &["--topics", "m"]);
+    let run = verify(&a, &b, &["--topics", &m]);
     assert_eq!(run.code, 1, "{run:?}");
-    let line = table_line(&run, "m", 1);
+    let line = table_line(&run, &m, 1);
     assert!(line.ends_with("DIFF"), "{line}");
     let cells: Vec<&str> = line.split_whitespace().collect();
     assert_eq!(cells[2..7], ["20", "17", "0-19", "0-16", "3"], "{line}");
     assert!(
         run.stdout
-            .contains("m[1] missing: source offset 2: not in the target"),
+            .contains(&format!("{m}[1] missing: source offset 2: not in the target")),
         "{}",
         run.stdout
     );
@@ -231,13 +234,13 @@ fn verify_reports_missing_records() {
 
 #[test]
 fn verify_reports_an_altered_header() {
-    let (a, b) = clusters("altered");
+    let (a, b, h) = clusters("h");
     let recs = kr::records(20, 1, "h");
     let mut target = recs.clone();
     target[7].headers[0].1 = Some(b"changed".to_vec());
-    setup(&a, &b, "h", "h", 1, 1, &recs, &target);
+    setup(&a, &b, &h, &h, 1, 1, &recs, &target);
 
-    let report = json(&a, &b, &["--topics", "h"], 1);
+    let report = json(&a, &b, &["--topics", &h], 1);
     let r = row(&report, 0);
     assert_eq!(counts(r), [0, 0, 0, 0, 1], "{r}");
     let e = &r["examples"][0];
@@ -249,11 +252,12 @@ fn verify_reports_an_altered_header() {
     assert_eq!(e["detail"], "headers differ");
     assert_ne!(r["source_digest"], r["target_digest"]);
 
-    let run = verify(&a, &b, &["--topics", "h"]);
+    let run = verify(&a, &b, &["--topics", &h]);
     assert_eq!(run.code, 1);
     assert!(
-        run.stdout
-            .contains("h[0] altered: source offset 7, target offset 7: headers differ"),
+        run.stdout.contains(&format!(
+            "{h}[0] altered: source offset 7, target offset 7: headers differ"
+        )),
         "{}",
         run.stdout
     );
@@ -261,19 +265,20 @@ fn verify_reports_an_altered_header() {
 
 #[test]
 fn verify_reports_reordered_and_extra_records() {
-    let (a, b) = clusters("order");
+    let (a, b, n) = clusters("order");
+    let (r, x) = (format!("{n}.r"), format!("{n}.x"));
     let recs = kr::records(20, 1, "r");
     let mut swapped = recs.clone();
     swapped.swap(10, 11);
-    setup(&a, &b, "r", "r", 1, 1, &recs, &swapped);
+    setup(&a, &b, &r, &r, 1, 1, &recs, &swapped);
     let mut more = recs.clone();
     more.extend(kr::records(3, 1, "extra"));
-    setup(&a, &b, "x", "x", 1, 1, &recs, &more);
+    setup(&a, &b, &x, &x, 1, 1, &recs, &more);
 
-    let report = json(&a, &b, &["--topics", "r"], 1);
-    let r = row(&report, 0);
-    assert_eq!(counts(r), [0, 0, 0, 1, 0], "{r}");
-    let e = &r["examples"][0];
+    let report = json(&a, &b, &["--topics", &r], 1);
+    let row0 = row(&report, 0);
+    assert_eq!(counts(row0), [0, 0, 0, 1, 0], "{row0}");
+    let e = &row0["examples"][0];
     assert_eq!(e["kind"], "reordered");
     assert_eq!(
         (e["source_offset"].as_i64(), e["target_offset"].as_i64()),
@@ -284,28 +289,32 @@ fn verify_reports_reordered_and_extra_records() {
         e["detail"],
         "out of source order: comes before source offset 10"
     );
-    let run = verify(&a, &b, &["--topics", "r"]);
+    let run = verify(&a, &b, &["--topics", &r]);
     assert_eq!(run.code, 1);
-    assert!(run.stdout.contains("r[0] reordered:"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains(&format!("{r}[0] reordered:")),
+        "{}",
+        run.stdout
+    );
     assert!(
         run.stdout.trim_end().ends_with("1 reordered"),
         "{}",
         run.stdout
     );
 
-    let report = json(&a, &b, &["--topics", "x"], 1);
-    let r = row(&report, 0);
-    assert_eq!(counts(r), [0, 3, 0, 0, 0], "{r}");
+    let report = json(&a, &b, &["--topics", &x], 1);
+    let row0 = row(&report, 0);
+    assert_eq!(counts(row0), [0, 3, 0, 0, 0], "{row0}");
     assert_eq!(
-        r["target_offsets"],
+        row0["target_offsets"],
         serde_json::json!({"first": 0, "last": 22})
     );
-    assert_eq!(r["examples"][0]["target_offset"], 20);
-    let run = verify(&a, &b, &["--topics", "x"]);
+    assert_eq!(row0["examples"][0]["target_offset"], 20);
+    let run = verify(&a, &b, &["--topics", &x]);
     assert_eq!(run.code, 1);
     assert!(
         run.stdout
-            .contains("x[0] extra: target offset 20: not in the source"),
+            .contains(&format!("{x}[0] extra: target offset 20: not in the source")),
         "{}",
         run.stdout
     );
@@ -313,7 +322,8 @@ fn verify_reports_reordered_and_extra_records() {
 
 #[test]
 fn verify_duplicates_fail_unless_accepted() {
-    let (a, b) = clusters("dups");
+    let (a, b, n) = clusters("dups");
+    let (d, d2) = (format!("{n}.d"), format!("{n}.d2"));
     let recs = kr::records(300, 1, "d");
     // At-least-once rerun: 0..99 and 120..199 arrived, 100..119 failed; the rerun re-sent
     // everything from the committed position 100.
@@ -323,29 +333,29 @@ fn verify_duplicates_fail_unless_accepted() {
         .chain(&recs[100..])
         .cloned()
         .collect();
-    setup(&a, &b, "d", "d", 1, 1, &recs, &target);
+    setup(&a, &b, &d, &d, 1, 1, &recs, &target);
 
-    let report = json(&a, &b, &["--topics", "d"], 1);
+    let report = json(&a, &b, &["--topics", &d], 1);
     let r = row(&report, 0);
     assert_eq!(counts(r), [0, 0, 80, 0, 0], "{r}");
     assert_eq!(r["examples"][0]["kind"], "duplicate");
     assert_eq!(r["examples"][0]["source_offset"], 120);
     assert_eq!(r["examples"][0]["target_offset"], 100);
-    let run = verify(&a, &b, &["--topics", "d"]);
+    let run = verify(&a, &b, &["--topics", &d]);
     assert_eq!(run.code, 1);
-    assert!(table_line(&run, "d", 0).ends_with("DIFF"));
+    assert!(table_line(&run, &d, 0).ends_with("DIFF"));
     assert!(
         run.stdout.trim_end().ends_with("80 duplicates"),
         "{}",
         run.stdout
     );
 
-    let report = json(&a, &b, &["--topics", "d", "--accept-duplicates"], 0);
+    let report = json(&a, &b, &["--topics", &d, "--accept-duplicates"], 0);
     assert_eq!(report["exact"], true);
     let r = row(&report, 0);
     assert_eq!(r["status"], "OK");
     assert_eq!(r["duplicates"], 80);
-    let run = verify(&a, &b, &["--topics", "d", "--accept-duplicates"]);
+    let run = verify(&a, &b, &["--topics", &d, "--accept-duplicates"]);
     assert_eq!(run.code, 0, "{run:?}");
     assert!(
         run.stdout.trim_end().ends_with("(80 duplicates accepted)"),
@@ -355,19 +365,20 @@ fn verify_duplicates_fail_unless_accepted() {
 
     // An unfinished rerun is not exact, duplicates accepted or not.
     let cut: Vec<Rec> = target[..target.len() - 10].to_vec();
-    setup(&a, &b, "d2", "d2", 1, 1, &recs, &cut);
-    let report = json(&a, &b, &["--topics", "d2", "--accept-duplicates"], 1);
+    setup(&a, &b, &d2, &d2, 1, 1, &recs, &cut);
+    let report = json(&a, &b, &["--topics", &d2, "--accept-duplicates"], 1);
     assert_eq!(counts(row(&report, 0)), [10, 0, 80, 0, 0]);
 }
 
 #[test]
 fn verify_partition_counts() {
-    let (a, b) = clusters("parts");
+    let (a, b, n) = clusters("parts");
+    let (narrow_t, wide) = (format!("{n}.narrow"), format!("{n}.wide"));
     let recs = kr::records(30, 3, "p");
     // The target lacks partition 2.
     let narrow: Vec<Rec> = on(&recs, 0).into_iter().chain(on(&recs, 1)).collect();
-    setup(&a, &b, "narrow", "narrow", 3, 2, &recs, &narrow);
-    let report = json(&a, &b, &["--topics", "narrow"], 1);
+    setup(&a, &b, &narrow_t, &narrow_t, 3, 2, &recs, &narrow);
+    let report = json(&a, &b, &["--topics", &narrow_t], 1);
     let r = row(&report, 2);
     assert_eq!(r["status"], "DIFF");
     assert_eq!(r["missing"], 10);
@@ -383,18 +394,18 @@ fn verify_partition_counts() {
     assert_eq!(row(&report, 0)["status"], "OK");
 
     // Extra target partitions are fine while empty.
-    setup(&a, &b, "wide", "wide", 3, 4, &recs, &recs);
-    let report = json(&a, &b, &["--topics", "wide"], 0);
+    setup(&a, &b, &wide, &wide, 3, 4, &recs, &recs);
+    let report = json(&a, &b, &["--topics", &wide], 0);
     assert_eq!(row(&report, 3)["status"], "OK");
-    common::produce(&b.bootstrap, "wide", &[Rec::kv(3, "k", "v")]);
-    let report = json(&a, &b, &["--topics", "wide"], 1);
+    common::produce(&b.bootstrap, &wide, &[Rec::kv(3, "k", "v")]);
+    let report = json(&a, &b, &["--topics", &wide], 1);
     let r = row(&report, 3);
     assert_eq!(
         (r["status"].as_str(), r["extra"].as_u64()),
         (Some("DIFF"), Some(1)),
         "{r}"
     );
-    let run = verify(&a, &b, &["--topics", "wide"]);
+    let run = verify(&a, &b, &["--topics", &wide]);
     assert!(
         run.stdout.contains("exists only on the target"),
         "{}",
@@ -404,24 +415,30 @@ fn verify_partition_counts() {
 
 #[test]
 fn verify_usage_errors_exit_2() {
-    let (a, b) = clusters("usage");
+    let (a, b, n) = clusters("usage");
+    let (t, only, x_t) = (format!("{n}.t"), format!("{n}.only-source"), format!("x.{n}.t"));
     setup(
         &a,
         &b,
-        "t",
-        "t",
+        &t,
+        &t,
         1,
         1,
         &kr::records(5, 1, "t"),
         &kr::records(5, 1, "t"),
     );
-    common::create_topic(&a.bootstrap, "only-source", 1);
+    common::create_topic(&a.bootstrap, &only, 1);
+    let (t, only) = (t.as_str(), only.as_str());
+    let (no_target, no_renamed) = (
+        format!("target topic '{only}' does not exist"),
+        format!("target topic '{x_t}' does not exist"),
+    );
     let ab = a.bootstrap.as_str();
     let bb = b.bootstrap.as_str();
     let cases: &[(&[&str], &str)] = &[
         (
-            &["--from", ab, "--to", bb, "--topics", "only-source"],
-            "target topic 'only-source' does not exist",
+            &["--from", ab, "--to", bb, "--topics", only],
+            &no_target,
         ),
         (
             &[
@@ -430,11 +447,11 @@ fn verify_usage_errors_exit_2() {
                 "--to",
                 bb,
                 "--topics",
-                "t",
+                t,
                 "--rename",
                 "x.{topic}",
             ],
-            "target topic 'x.t' does not exist",
+            &no_renamed,
         ),
         (
             &["--from", ab, "--to", bb, "--topics", "nope"],
@@ -442,7 +459,7 @@ fn verify_usage_errors_exit_2() {
         ),
         (&["--from", ab, "--to", bb, "--topics", "^zzz"], "no topic"),
         (
-            &["--from", "prod", "--to", bb, "--topics", "t"],
+            &["--from", "prod", "--to", bb, "--topics", t],
             "--from 'prod': unknown cluster",
         ),
         (
@@ -452,7 +469,7 @@ fn verify_usage_errors_exit_2() {
                 "--to",
                 bb,
                 "--topics",
-                "t",
+                t,
                 "--timeout",
                 "5 parsecs",
             ],
@@ -465,7 +482,7 @@ fn verify_usage_errors_exit_2() {
                 "--to",
                 bb,
                 "--topics",
-                "t",
+                t,
                 "-X",
                 "group.id=g",
             ],
@@ -478,14 +495,14 @@ fn verify_usage_errors_exit_2() {
                 "--to",
                 bb,
                 "--topics",
-                "t",
+                t,
                 "--to-property",
                 "nonsense",
             ],
             "expected key=value",
         ),
         (
-            &["--from", ab, "--to", bb, "--topics", "t", "--bogus"],
+            &["--from", ab, "--to", bb, "--topics", t, "--bogus"],
             "--bogus",
         ),
         (&["--from", ab, "--to", bb], "missing --topics"),
@@ -496,7 +513,7 @@ fn verify_usage_errors_exit_2() {
                 "--to",
                 "127.0.0.1:1",
                 "--topics",
-                "t",
+                t,
                 "--timeout",
                 "2s",
             ],
