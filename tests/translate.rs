@@ -10,16 +10,16 @@ use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::KafkaError;
 use rdkafka::Message;
 
-use crate::common::{self, Got, Kafka};
+use crate::common::{self, unique, Got, Kafka};
 use crate::kr::{self, ORIGIN};
 
 const PARTS: i32 = 2;
 
-/// The origin offset of a target record copied from `cluster`'s topic `t`.
-fn origin_of(g: &Got, cluster: &str) -> Option<i64> {
+/// The origin offset of a target record copied from `source`, `<cluster id>/<topic>`.
+fn origin_of(g: &Got, source: &str) -> Option<i64> {
     let (_, v) = g.headers.iter().rev().find(|(k, _)| k == ORIGIN)?;
     let v = String::from_utf8_lossy(v.as_deref()?).into_owned();
-    let rest = v.strip_prefix(&format!("{cluster}/t/{}/", g.partition))?;
+    let rest = v.strip_prefix(&format!("{source}/{}/", g.partition))?;
     rest.parse().ok()
 }
 
@@ -78,20 +78,26 @@ fn first_at_or_after(dst: &[Got], p: i32, x: i64, cluster: &str) -> Option<i64> 
 
 #[test]
 fn issue_11_groups_translate_exactly_over_foreign_records_and_duplicates() {
-    let (a, b) = Kafka::pair("tr-a", "tr-b");
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
-    let id = common::cluster_id(ab);
-    common::create_topic(ab, "t", PARTS);
-    common::create_topic(bb, "t", PARTS);
+    let topic = &unique("tr");
+    // kreplicate.* groups are kreplicate's own, never translated.
+    let copy = &format!("kreplicate.{topic}");
+    let [app_start, app_mid, app_end, app_ahead] =
+        ["start", "mid", "end", "ahead"].map(|g| format!("{topic}.app-{g}"));
+    let (app_start, app_mid, app_end, app_ahead) = (&*app_start, &*app_mid, &*app_end, &*app_ahead);
+    let id = format!("{}/{topic}", common::cluster_id(ab));
+    common::create_topic(ab, topic, PARTS);
+    common::create_topic(bb, topic, PARTS);
     // Foreign records on the target before any copy.
-    common::produce(bb, "t", &kr::records(10, PARTS, "foreign"));
-    common::produce(ab, "t", &kr::records(40_000, PARTS, "src"));
+    common::produce(bb, topic, &kr::records(10, PARTS, "foreign"));
+    common::produce(ab, topic, &kr::records(40_000, PARTS, "src"));
     let per = 20_000i64;
 
     // A copy interrupted by SIGKILL once it committed part of the way; if it was faster than
     // the watch, the copy group is moved back instead: either way the rerun copies again
     // what the target already holds.
-    let mut args = kr::caught_up_args(ab, bb, "t", "kreplicate.copy", "at-least-once", &[]);
+    let mut args = kr::caught_up_args(ab, bb, topic, copy, "at-least-once", &[]);
     args.extend([
         "--commit-interval",
         "50ms",
@@ -101,7 +107,7 @@ fn issue_11_groups_translate_exactly_over_foreign_records_and_duplicates() {
     let child = kr::spawn(&args);
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let c = common::committed(ab, "kreplicate.copy", "t", PARTS);
+        let c = common::committed(ab, copy, topic, PARTS);
         if c.iter().any(|&n| n > 0) || Instant::now() > deadline {
             break;
         }
@@ -109,21 +115,21 @@ fn issue_11_groups_translate_exactly_over_foreign_records_and_duplicates() {
     }
     kr::signal(&child, "KILL");
     let _ = kr::wait(child, Duration::from_secs(30));
-    let c = common::committed(ab, "kreplicate.copy", "t", PARTS);
+    let c = common::committed(ab, copy, topic, PARTS);
     if c.iter().all(|&n| n >= per) {
-        common::commit(ab, "kreplicate.copy", "t", &[(0, per / 3), (1, per / 2)]);
+        common::commit(ab, copy, topic, &[(0, per / 3), (1, per / 2)]);
     }
     let run = kr::run(&kr::caught_up_args(
         ab,
         bb,
-        "t",
-        "kreplicate.copy",
+        topic,
+        copy,
         "at-least-once",
         &[],
     ));
     assert_eq!(run.code, 0, "{}", run.stderr);
     // Every source record is on the target (foreign records aside), some twice.
-    let dst = common::read_all(bb, "t");
+    let dst = common::read_all(bb, topic);
     let mut dups = 0;
     for p in 0..PARTS {
         let ours: Vec<i64> = dst
@@ -140,21 +146,22 @@ fn issue_11_groups_translate_exactly_over_foreign_records_and_duplicates() {
     // Application groups on the source: at 0, in the middle, at the end, and ahead of the
     // copy (records written after it).
     let ends = [per, per];
-    common::commit(ab, "app-start", "t", &[(0, 0), (1, 0)]);
-    common::commit(ab, "app-mid", "t", &[(0, per / 2), (1, per / 3 + 7)]);
-    common::commit(ab, "app-end", "t", &[(0, ends[0]), (1, ends[1])]);
-    common::produce(ab, "t", &kr::records(20, PARTS, "late"));
-    common::commit(ab, "app-ahead", "t", &[(0, per + 10), (1, per + 1)]);
+    common::commit(ab, app_start, topic, &[(0, 0), (1, 0)]);
+    common::commit(ab, app_mid, topic, &[(0, per / 2), (1, per / 3 + 7)]);
+    common::commit(ab, app_end, topic, &[(0, ends[0]), (1, ends[1])]);
+    common::produce(ab, topic, &kr::records(20, PARTS, "late"));
+    common::commit(ab, app_ahead, topic, &[(0, per + 10), (1, per + 1)]);
 
-    let base = ["groups", "--from", ab, "--to", bb, "--topics", "t"];
+    let base = ["groups", "--from", ab, "--to", bb, "--topics", topic];
     let mut dry = base.to_vec();
-    dry.extend(["--groups", "^app-(start|mid|end)$", "--dry-run"]);
+    let some = format!("^{}\\.app-(start|mid|end)$", topic.replace('.', "\\."));
+    dry.extend(["--groups", &some, "--dry-run"]);
     let table = kr::run(&dry);
     eprintln!("groups --dry-run:\n{}", table.stdout);
     assert_eq!(table.code, 0, "{}", table.stderr);
     assert!(table.stdout.starts_with("GROUP"), "{}", table.stdout);
     assert_eq!(
-        common::committed(bb, "app-mid", "t", PARTS),
+        common::committed(bb, app_mid, topic, PARTS),
         [-1, -1],
         "dry run"
     );
@@ -169,7 +176,7 @@ fn issue_11_groups_translate_exactly_over_foreign_records_and_duplicates() {
     let names: Vec<&str> = groups.iter().filter_map(|g| g["group"].as_str()).collect();
     assert_eq!(
         names,
-        ["app-ahead", "app-end", "app-mid", "app-start"],
+        [app_ahead, app_end, app_mid, app_start],
         "not kreplicate's own"
     );
     assert_eq!(groups[0]["status"], "refused");
@@ -177,18 +184,18 @@ fn issue_11_groups_translate_exactly_over_foreign_records_and_duplicates() {
         .as_str()
         .unwrap_or_default()
         .contains("ahead of the copy"));
-    assert_eq!(common::committed(bb, "app-ahead", "t", PARTS), [-1, -1]);
+    assert_eq!(common::committed(bb, app_ahead, topic, PARTS), [-1, -1]);
 
-    let src = common::read_all(ab, "t");
-    let dst = common::read_all(bb, "t");
+    let src = common::read_all(ab, topic);
+    let dst = common::read_all(bb, topic);
     let rows = j["partitions"].as_array().expect("rows");
-    for row in rows.iter().filter(|r| r["group"] != "app-ahead") {
+    for row in rows.iter().filter(|r| r["group"] != app_ahead) {
         let (group, p) = (
             row["group"].as_str().unwrap_or_default(),
             row["partition"].as_i64().unwrap_or(-1) as i32,
         );
         let x = row["source_position"].as_i64().expect("x");
-        let t = row["target_position"].as_i64().expect("t");
+        let t = row["target_position"].as_i64().expect("target_position");
         let end = dst
             .iter()
             .filter(|g| g.partition == p)
@@ -208,10 +215,10 @@ fn issue_11_groups_translate_exactly_over_foreign_records_and_duplicates() {
             "{group}[{p}]: read {read} of {end} records"
         );
     }
-    for group in ["app-start", "app-mid", "app-end"] {
-        let x: Vec<i64> = common::committed(ab, group, "t", PARTS);
-        let t: Vec<i64> = common::committed(bb, group, "t", PARTS);
-        let got = consume_as(bb, group, "t");
+    for group in [app_start, app_mid, app_end] {
+        let x: Vec<i64> = common::committed(ab, group, topic, PARTS);
+        let t: Vec<i64> = common::committed(bb, group, topic, PARTS);
+        let got = consume_as(bb, group, topic);
         for p in 0..PARTS {
             let read: Vec<&Got> = got.iter().filter(|g| g.partition == p).collect();
             // Every source record from X on, none missing.
@@ -249,9 +256,10 @@ fn issue_11_groups_translate_exactly_over_foreign_records_and_duplicates() {
         }
     }
     // A second run changes nothing, and never moves a group back.
-    common::commit(ab, "app-mid", "t", &[(0, 1), (1, 1)]);
+    common::commit(ab, app_mid, topic, &[(0, 1), (1, 1)]);
     let mut again = base.to_vec();
-    again.extend(["--groups", "app-mid,app-end", "--json"]);
+    let two = format!("{app_mid},{app_end}");
+    again.extend(["--groups", &two, "--json"]);
     let run = kr::run(&again);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let statuses: Vec<String> = run.json()["partitions"]
@@ -273,30 +281,32 @@ fn issue_11_groups_translate_exactly_over_foreign_records_and_duplicates() {
 
 #[test]
 fn issue_11_exactly_once_translations_point_at_the_single_copy() {
-    let (a, b) = Kafka::pair("tre-a", "tre-b");
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
-    let id = common::cluster_id(ab);
-    common::create_topic(ab, "t", PARTS);
-    common::create_topic(bb, "t", PARTS);
-    common::produce(bb, "t", &kr::records(6, PARTS, "foreign"));
-    common::produce(ab, "t", &kr::records(400, PARTS, "src"));
+    let topic = &unique("tre");
+    let (eos, app) = (&format!("kreplicate.{topic}"), &format!("{topic}.app"));
+    let id = format!("{}/{topic}", common::cluster_id(ab));
+    common::create_topic(ab, topic, PARTS);
+    common::create_topic(bb, topic, PARTS);
+    common::produce(bb, topic, &kr::records(6, PARTS, "foreign"));
+    common::produce(ab, topic, &kr::records(400, PARTS, "src"));
     let txn = ["--txn-max-records", "30"];
     let run = kr::run(&kr::caught_up_args(
         ab,
         bb,
-        "t",
-        "kreplicate.eos",
+        topic,
+        eos,
         "exactly-once",
         &txn,
     ));
     assert_eq!(run.code, 0, "{}", run.stderr);
-    common::commit(ab, "app", "t", &[(0, 77), (1, 200)]);
+    common::commit(ab, app, topic, &[(0, 77), (1, 200)]);
     let run = kr::run(&[
-        "groups", "--from", ab, "--to", bb, "--topics", "t", "--json",
+        "groups", "--from", ab, "--to", bb, "--topics", topic, "--json",
     ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let dst = common::read_all(bb, "t");
-    let t = common::committed(bb, "app", "t", PARTS);
+    let dst = common::read_all(bb, topic);
+    let t = common::committed(bb, app, topic, PARTS);
     // p0: the single copy of source offset 77; p1: X at the end is the target's end.
     let at: Vec<&Got> = dst
         .iter()

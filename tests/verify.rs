@@ -218,8 +218,9 @@ fn verify_reports_missing_records() {
     let cells: Vec<&str> = line.split_whitespace().collect();
     assert_eq!(cells[2..7], ["20", "17", "0-19", "0-16", "3"], "{line}");
     assert!(
-        run.stdout
-            .contains(&format!("{m}[1] missing: source offset 2: not in the target")),
+        run.stdout.contains(&format!(
+            "{m}[1] missing: source offset 2: not in the target"
+        )),
         "{}",
         run.stdout
     );
@@ -313,8 +314,9 @@ fn verify_reports_reordered_and_extra_records() {
     let run = verify(&a, &b, &["--topics", &x]);
     assert_eq!(run.code, 1);
     assert!(
-        run.stdout
-            .contains(&format!("{x}[0] extra: target offset 20: not in the source")),
+        run.stdout.contains(&format!(
+            "{x}[0] extra: target offset 20: not in the source"
+        )),
         "{}",
         run.stdout
     );
@@ -416,7 +418,11 @@ fn verify_partition_counts() {
 #[test]
 fn verify_usage_errors_exit_2() {
     let (a, b, n) = clusters("usage");
-    let (t, only, x_t) = (format!("{n}.t"), format!("{n}.only-source"), format!("x.{n}.t"));
+    let (t, only, x_t) = (
+        format!("{n}.t"),
+        format!("{n}.only-source"),
+        format!("x.{n}.t"),
+    );
     setup(
         &a,
         &b,
@@ -436,10 +442,7 @@ fn verify_usage_errors_exit_2() {
     let ab = a.bootstrap.as_str();
     let bb = b.bootstrap.as_str();
     let cases: &[(&[&str], &str)] = &[
-        (
-            &["--from", ab, "--to", bb, "--topics", only],
-            &no_target,
-        ),
+        (&["--from", ab, "--to", bb, "--topics", only], &no_target),
         (
             &[
                 "--from",
@@ -476,16 +479,7 @@ fn verify_usage_errors_exit_2() {
             "--timeout",
         ),
         (
-            &[
-                "--from",
-                ab,
-                "--to",
-                bb,
-                "--topics",
-                t,
-                "-X",
-                "group.id=g",
-            ],
+            &["--from", ab, "--to", bb, "--topics", t, "-X", "group.id=g"],
             "group.id",
         ),
         (
