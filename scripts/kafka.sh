@@ -174,6 +174,8 @@ wait_ready() { # [--rebind-ok]: return 3 (nothing printed) when the broker could
         if started "$dir" && port_open "$port"; then break; fi
         if ((SECONDS >= deadline)); then
             tail -n 30 "$dir/server.log" >&2 || true
+            # Nobody would ever stop a broker whose start failed: it must not outlive the call.
+            kill -KILL "$pid" 2>/dev/null || true
             die "$name: not ready on 127.0.0.1:$port after ${START_TIMEOUT}s (log above, in $dir)"
         fi
         sleep 0.1

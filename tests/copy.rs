@@ -1,4 +1,5 @@
-//! End to end through the built binary on two tansu brokers: a faithful copy.
+//! End to end through the built binary on Apache Kafka: a faithful copy. Tests that rely on the
+//! default group (named after the target cluster) get clusters of their own; the others share.
 
 use crate::common::{self, Kafka};
 use crate::kr::{self, FAST_GROUP};
@@ -115,17 +116,27 @@ fn faithful_copy_of_several_topics_until_caught_up_then_nothing() {
 
 #[test]
 fn regex_selection_with_rename_skips_internal_topics() {
-    let (a, b) = Kafka::pair("regex-a", "regex-b");
-    for t in ["app.clicks", "app.views", "__app.internal", "other"] {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let n = common::unique("rx");
+    let names = ["app.clicks", "app.views", "__app.internal", "other"];
+    let [clicks, views, internal, other] = names.map(|t| match t.strip_prefix("__") {
+        Some(t) => format!("__{n}.{t}"),
+        None => format!("{n}.{t}"),
+    });
+    for t in [&clicks, &views, &internal, &other] {
         common::create_topic(&a.bootstrap, t, 2);
         common::produce(&a.bootstrap, t, &kr::records(40, 2, t));
     }
+    let group = format!("{n}.g");
+    let regex = format!("^.*{n}.app.*");
     let run = kr::run(&args(
         &a,
         &b,
         &[
+            "--group",
+            &group,
             "--topics",
-            "^.*app.*",
+            &regex,
             "--rename",
             "backup.{topic}",
             "--create-topics",
@@ -135,7 +146,7 @@ fn regex_selection_with_rename_skips_internal_topics() {
     ));
     assert_eq!(run.code, 0, "{run:?}");
     assert_eq!(run.json()["records"], 80);
-    for t in ["app.clicks", "app.views"] {
+    for t in [&clicks, &views] {
         let target = format!("backup.{t}");
         assert_eq!(common::partition_count(&b.bootstrap, &target), 2);
         kr::assert_complete(&a.bootstrap, &b.bootstrap, t, &target, 2);
@@ -144,38 +155,43 @@ fn regex_selection_with_rename_skips_internal_topics() {
     assert!(
         !md_topics
             .iter()
-            .any(|t| t.contains("internal") || t.contains("other")),
+            .any(|t| t.contains(internal.as_str()) || t.contains(other.as_str())),
         "internal and unmatched topics must not be copied: {md_topics:?}"
     );
 }
 
 #[test]
 fn copy_within_one_cluster_under_a_new_name() {
-    let a = Kafka::start("same-a");
-    common::create_topic(&a.bootstrap, "events", 2);
-    common::produce(&a.bootstrap, "events", &kr::records(50, 2, "e"));
+    let a = Kafka::shared("a");
+    let events = common::unique("events");
+    let (copy, group) = (format!("{events}.copy"), format!("{events}.g"));
+    common::create_topic(&a.bootstrap, &events, 2);
+    common::produce(&a.bootstrap, &events, &kr::records(50, 2, "e"));
     let mut v = vec!["--from", a.bootstrap.as_str(), "--to", a.bootstrap.as_str()];
     v.extend_from_slice(&FAST_GROUP);
     v.extend_from_slice(&[
+        "--group",
+        &group,
         "--topics",
-        "events",
+        &events,
         "--rename",
-        "events.copy",
+        &copy,
         "--create-topics",
         "--until-caught-up",
     ]);
     let run = kr::run(&v);
     assert_eq!(run.code, 0, "{run:?}");
-    kr::assert_complete(&a.bootstrap, &a.bootstrap, "events", "events.copy", 2);
+    kr::assert_complete(&a.bootstrap, &a.bootstrap, &events, &copy, 2);
 }
 
 /// Issue 10: the JSON summary says per partition what this run copied (records, first and
 /// last source offset) and what is left (end offset, lag), under both engines.
 #[test]
 fn issue_10_json_partitions_say_what_was_copied_and_what_is_left() {
-    let (a, b) = Kafka::pair("json-a", "json-b");
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let n = common::unique("json");
     for guarantee in ["at-least-once", "exactly-once"] {
-        let (topic, group) = (format!("t-{guarantee}"), format!("g-{guarantee}"));
+        let (topic, group) = (format!("{n}.t-{guarantee}"), format!("{n}.g-{guarantee}"));
         common::create_topic(&a.bootstrap, &topic, 2);
         common::create_topic(&b.bootstrap, &topic, 2);
         let run = |n: usize, tag: &str| {
