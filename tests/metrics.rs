@@ -26,10 +26,13 @@ fn local_addr() -> String {
 
 #[test]
 fn issue_10_prometheus_scrapes_records_copied_and_lag_matching_the_run() {
-    let (a, b) = Kafka::pair("metrics-a", "metrics-b");
-    common::create_topic(&a.bootstrap, "m", 3);
-    common::create_topic(&b.bootstrap, "m", 3);
-    common::produce(&a.bootstrap, "m", &kr::records(3000, 3, "m"));
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let n = common::unique("metrics");
+    let m = &format!("{n}.m");
+    let g = &format!("{n}.metrics");
+    common::create_topic(&a.bootstrap, m, 3);
+    common::create_topic(&b.bootstrap, m, 3);
+    common::produce(&a.bootstrap, m, &kr::records(3000, 3, m));
     let addr = local_addr();
     let file = NodeExporter::dir().join("kreplicate.prom");
     let file_arg = file.display().to_string();
@@ -39,9 +42,9 @@ fn issue_10_prometheus_scrapes_records_copied_and_lag_matching_the_run() {
         "--to",
         &b.bootstrap,
         "--topics",
-        "m",
+        m,
         "--group",
-        "metrics",
+        g,
         "--json",
         "--commit-interval",
         "300ms",
@@ -116,10 +119,10 @@ fn issue_10_prometheus_scrapes_records_copied_and_lag_matching_the_run() {
     // And against the brokers, not only the run's own JSON: what B holds, where A ends, and
     // the group's committed positions there.
     let (src, dst) = (
-        common::read_all(&a.bootstrap, "m"),
-        common::read_all(&b.bootstrap, "m"),
+        common::read_all(&a.bootstrap, m),
+        common::read_all(&b.bootstrap, m),
     );
-    let committed = common::committed(&a.bootstrap, "metrics", "m", 3);
+    let committed = common::committed(&a.bootstrap, g, m, 3);
     for p in 0..3 {
         let on_b = dst.iter().filter(|g| g.partition == p).count() as f64;
         let end = src
@@ -141,9 +144,12 @@ fn issue_10_prometheus_scrapes_records_copied_and_lag_matching_the_run() {
 /// whose lag and records match its JSON, and node_exporter serves them.
 #[test]
 fn issue_10_node_exporter_reads_the_metrics_file_of_a_failed_run() {
-    let (a, b) = Kafka::pair("textfile-a", "textfile-b");
-    common::create_topic(&a.bootstrap, "f", 1);
-    common::create_topic(&b.bootstrap, "f", 1);
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let n = common::unique("textfile");
+    let f = &format!("{n}.f");
+    let g = &format!("{n}.textfile");
+    common::create_topic(&a.bootstrap, f, 1);
+    common::create_topic(&b.bootstrap, f, 1);
     let mut recs = kr::records(50, 1, "before");
     recs.push(Rec {
         partition: 0,
@@ -151,15 +157,15 @@ fn issue_10_node_exporter_reads_the_metrics_file_of_a_failed_run() {
         ..Rec::default()
     });
     recs.extend(kr::records(49, 1, "after"));
-    common::produce(&a.bootstrap, "f", &recs);
+    common::produce(&a.bootstrap, f, &recs);
     let dir = NodeExporter::dir();
     let file = dir.join("kreplicate.prom");
     let file_arg = file.display().to_string();
     let run = kr::run(&kr::caught_up_args(
         &a.bootstrap,
         &b.bootstrap,
-        "f",
-        "textfile",
+        f,
+        g,
         "at-least-once",
         &[
             "--to-property",
@@ -189,15 +195,12 @@ fn issue_10_node_exporter_reads_the_metrics_file_of_a_failed_run() {
         hit[0].1
     };
     assert_eq!(one("node_textfile_scrape_error", None), 0.0, "{text}");
-    assert_eq!(one("kreplicate_lag_records", Some(("topic", "f"))), 50.0);
+    assert_eq!(one("kreplicate_lag_records", Some(("topic", f))), 50.0);
     assert_eq!(
         one("kreplicate_records_copied_total", Some(("partition", "0"))),
         p["records"].as_f64().expect("records")
     );
-    assert_eq!(
-        one("kreplicate_committed_offset", Some(("topic", "f"))),
-        50.0
-    );
+    assert_eq!(one("kreplicate_committed_offset", Some(("topic", f))), 50.0);
     assert_eq!(one("kreplicate_status", Some(("status", "failed"))), 1.0);
     assert_eq!(one("kreplicate_status", Some(("status", "running"))), 0.0);
     assert_eq!(

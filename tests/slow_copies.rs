@@ -23,14 +23,14 @@ fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) -> Du
 /// records: the first commit came after 13 s, and `/healthz` said 503 after
 /// `--delivery-timeout`.
 fn slow_copy_commits_in_time(guarantee: &str) {
-    let (a, b) = Kafka::pair(
-        &format!("slow-a-{guarantee}"),
-        &format!("slow-b-{guarantee}"),
-    );
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let n = common::unique("slow");
+    let t = &format!("{n}.t");
+    let g = &format!("{n}.g-slow");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
-    common::create_topic(ab, "t", 2);
-    common::create_topic(bb, "t", 2);
-    common::produce(ab, "t", &kr::records(400, 2, "slow"));
+    common::create_topic(ab, t, 2);
+    common::create_topic(bb, t, 2);
+    common::produce(ab, t, &kr::records(400, 2, "slow"));
     let addr = format!("127.0.0.1:{}", common::free_port());
     let mut args = vec![
         "--from",
@@ -38,9 +38,9 @@ fn slow_copy_commits_in_time(guarantee: &str) {
         "--to",
         bb,
         "--topics",
-        "t",
+        t,
         "--group",
-        "g-slow",
+        g,
         "--guarantee",
         guarantee,
         "--max-records-per-sec",
@@ -59,16 +59,12 @@ fn slow_copy_commits_in_time(guarantee: &str) {
     wait_until(
         "a first record on the target",
         Duration::from_secs(60),
-        || !common::read_all(bb, "t").is_empty(),
+        || !common::read_all(bb, t).is_empty(),
     );
     let took = wait_until(
         "a position on the source group",
         Duration::from_secs(30),
-        || {
-            common::committed(ab, "g-slow", "t", 2)
-                .iter()
-                .any(|&c| c > 0)
-        },
+        || common::committed(ab, g, t, 2).iter().any(|&c| c > 0),
     );
     eprintln!("{guarantee}: first position committed {took:?} after the first record copied");
     assert!(
@@ -79,14 +75,14 @@ fn slow_copy_commits_in_time(guarantee: &str) {
     // positions move (once a second; at 20 records/s, 256 records took 13 s).
     let url = format!("http://{addr}/healthz");
     let mut unhealthy = Vec::new();
-    let mut positions = vec![common::committed(ab, "g-slow", "t", 2)];
+    let mut positions = vec![common::committed(ab, g, t, 2)];
     let polls = Instant::now();
     while polls.elapsed() < Duration::from_secs(6) {
         let (status, body) = common::http_get(&url).expect("/healthz");
         if status != 200 {
             unhealthy.push(body);
         }
-        let now = common::committed(ab, "g-slow", "t", 2);
+        let now = common::committed(ab, g, t, 2);
         if positions.last() != Some(&now) {
             positions.push(now);
         }

@@ -7,13 +7,16 @@ use crate::common::{self, Kafka};
 use crate::kr;
 
 fn throttled_run(guarantee: &str, limit: &[&str], min_seconds: f64) {
-    let (a, b) = Kafka::pair(&format!("thr-a-{guarantee}"), &format!("thr-b-{guarantee}"));
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let n = common::unique("thr");
+    let t = &format!("{n}.t");
+    let g = &format!("{n}.g-thr");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
-    common::create_topic(ab, "t", 2);
-    common::create_topic(bb, "t", 2);
-    common::produce(ab, "t", &kr::records(600, 2, "thr"));
+    common::create_topic(ab, t, 2);
+    common::create_topic(bb, t, 2);
+    common::produce(ab, t, &kr::records(600, 2, "thr"));
     let started = Instant::now();
-    let run = kr::run(&kr::caught_up_args(ab, bb, "t", "g-thr", guarantee, limit));
+    let run = kr::run(&kr::caught_up_args(ab, bb, t, g, guarantee, limit));
     let took = started.elapsed();
     assert_eq!(run.code, 0, "{run:?}");
     let json = run.json();
@@ -27,10 +30,10 @@ fn throttled_run(guarantee: &str, limit: &[&str], min_seconds: f64) {
         "the limit did not hold: {took:?}"
     );
     // An exact copy, kreplicate's origin headers aside, and no duplicate.
-    assert_eq!(kr::assert_complete(ab, bb, "t", "t", 2), 0);
+    assert_eq!(kr::assert_complete(ab, bb, t, t, 2), 0);
     let ends: Vec<i64> = (0..2)
         .map(|p| {
-            common::read_all(ab, "t")
+            common::read_all(ab, t)
                 .iter()
                 .filter(|g| g.partition == p)
                 .map(|g| g.offset + 1)
@@ -38,10 +41,10 @@ fn throttled_run(guarantee: &str, limit: &[&str], min_seconds: f64) {
                 .unwrap()
         })
         .collect();
-    let committed = common::committed(ab, "g-thr", "t", 2);
+    let committed = common::committed(ab, g, t, 2);
     assert_eq!(committed, ends, "committed positions after a throttled run");
     if guarantee == "at-least-once" {
-        kr::assert_committed_is_covered(ab, bb, "g-thr", "t", "t", 2);
+        kr::assert_committed_is_covered(ab, bb, g, t, t, 2);
     }
 }
 
