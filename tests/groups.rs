@@ -9,14 +9,14 @@ use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
 use crate::common::{self, Kafka};
 use crate::kr::{self, FAST_GROUP};
 
-fn args<'a>(a: &'a Kafka, b: &'a Kafka, extra: &[&'a str]) -> Vec<&'a str> {
+fn args<'a>(a: &'a Kafka, b: &'a Kafka, group: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
     let mut v = vec![
         "--from",
         a.bootstrap.as_str(),
         "--to",
         b.bootstrap.as_str(),
         "--group",
-        "g",
+        group,
     ];
     v.extend_from_slice(&FAST_GROUP);
     v.extend_from_slice(extra);
@@ -33,13 +33,16 @@ fn wait_until(what: &str, limit: Duration, mut f: impl FnMut() -> bool) {
 
 #[test]
 fn two_processes_in_one_group_split_the_partitions_and_copy_everything() {
-    let (a, b) = Kafka::pair("group-a", "group-b");
-    common::create_topic(&a.bootstrap, "t", 4);
-    common::create_topic(&b.bootstrap, "t", 4);
-    let extra = ["--topics", "t", "--json", "--commit-interval", "200ms"];
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let n = common::unique("split");
+    let t = &format!("{n}.t");
+    let g = &format!("{n}.g");
+    common::create_topic(&a.bootstrap, t, 4);
+    common::create_topic(&b.bootstrap, t, 4);
+    let extra = ["--topics", t, "--json", "--commit-interval", "200ms"];
     let addrs = [0, 1].map(|_| format!("127.0.0.1:{}", common::free_port()));
     let [first, second] = [0, 1].map(|i| {
-        let mut v = args(&a, &b, &extra);
+        let mut v = args(&a, &b, g, &extra);
         v.extend(["--metrics-addr", addrs[i].as_str()]);
         kr::spawn(&v)
     });
@@ -53,12 +56,12 @@ fn two_processes_in_one_group_split_the_partitions_and_copy_everything() {
     for round in 0..4 {
         common::produce(
             &a.bootstrap,
-            "t",
+            t,
             &kr::records(total / 4, 4, &format!("r{round}")),
         );
     }
     wait_until("every record committed", Duration::from_secs(60), || {
-        common::committed(&a.bootstrap, "g", "t", 4) == vec![(total / 4) as i64; 4]
+        common::committed(&a.bootstrap, g, t, 4) == vec![(total / 4) as i64; 4]
     });
     kr::signal(&first, "INT");
     kr::signal(&second, "INT");
@@ -94,23 +97,27 @@ fn two_processes_in_one_group_split_the_partitions_and_copy_everything() {
         total as u64,
         "a stable split copies each record once"
     );
-    let dups = kr::assert_complete(&a.bootstrap, &b.bootstrap, "t", "t", 4);
+    let dups = kr::assert_complete(&a.bootstrap, &b.bootstrap, t, t, 4);
     assert_eq!(n1 + n2, (total + dups) as u64);
 }
 
 #[test]
 fn static_shards_copy_their_own_partitions_and_resume_from_the_group_commits() {
-    let (a, b) = Kafka::pair("shard-a", "shard-b");
-    common::create_topic(&a.bootstrap, "t", 6);
-    common::create_topic(&b.bootstrap, "t", 6);
-    common::produce(&a.bootstrap, "t", &kr::records(600, 6, "one"));
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let n = common::unique("shards");
+    let t = &format!("{n}.t");
+    let g = &format!("{n}.g");
+    common::create_topic(&a.bootstrap, t, 6);
+    common::create_topic(&b.bootstrap, t, 6);
+    common::produce(&a.bootstrap, t, &kr::records(600, 6, "one"));
     let shard_run = |shard: &str, guarantee: &str| -> u64 {
         let run = kr::run(&args(
             &a,
             &b,
+            g,
             &[
                 "--topics",
-                "t",
+                t,
                 "--until-caught-up",
                 "--json",
                 "--shard",
@@ -125,7 +132,7 @@ fn static_shards_copy_their_own_partitions_and_resume_from_the_group_commits() {
     // One shard after the other: each copies and commits only the partitions it owns.
     let first = shard_run("1/2", "at-least-once");
     assert!(first > 0 && first < 600, "shard 1/2 copied {first}");
-    let owned = common::committed(&a.bootstrap, "g", "t", 6)
+    let owned = common::committed(&a.bootstrap, g, t, 6)
         .iter()
         .filter(|&&c| c == 100)
         .count();
@@ -135,13 +142,13 @@ fn static_shards_copy_their_own_partitions_and_resume_from_the_group_commits() {
         "shard 1/2 committed what it copied"
     );
     assert_eq!(first + shard_run("2/2", "at-least-once"), 600);
-    assert_eq!(common::committed(&a.bootstrap, "g", "t", 6), vec![100; 6]);
+    assert_eq!(common::committed(&a.bootstrap, g, t, 6), vec![100; 6]);
 
     // New records: each shard resumes at the group's positions, under `none` too.
-    common::produce(&a.bootstrap, "t", &kr::records(60, 6, "two"));
+    common::produce(&a.bootstrap, t, &kr::records(60, 6, "two"));
     assert_eq!(shard_run("1/2", "none") + shard_run("2/2", "none"), 60);
-    assert_eq!(common::committed(&a.bootstrap, "g", "t", 6), vec![110; 6]);
-    let dups = kr::assert_complete(&a.bootstrap, &b.bootstrap, "t", "t", 6);
+    assert_eq!(common::committed(&a.bootstrap, g, t, 6), vec![110; 6]);
+    let dups = kr::assert_complete(&a.bootstrap, &b.bootstrap, t, t, 6);
     assert_eq!(dups, 0);
 }
 
@@ -151,7 +158,7 @@ fn a_recreated_source_topic_under_a_committed_group_fails_with_exit_1() {
     common::create_topic(&a.bootstrap, "t", 2);
     common::create_topic(&b.bootstrap, "t", 2);
     common::produce(&a.bootstrap, "t", &kr::records(40, 2, "old"));
-    let run = kr::run(&args(&a, &b, &["--topics", "t", "--until-caught-up"]));
+    let run = kr::run(&args(&a, &b, "g", &["--topics", "t", "--until-caught-up"]));
     assert_eq!(run.code, 0, "{run:?}");
     assert_eq!(common::committed(&a.bootstrap, "g", "t", 2), vec![20, 20]);
 
@@ -161,7 +168,7 @@ fn a_recreated_source_topic_under_a_committed_group_fails_with_exit_1() {
     common::produce(&a.bootstrap, "t", &kr::records(6, 2, "new"));
     common::commit(&a.bootstrap, "g", "t", &[(0, 20), (1, 20)]);
 
-    let run = kr::run(&args(&a, &b, &["--topics", "t", "--until-caught-up"]));
+    let run = kr::run(&args(&a, &b, "g", &["--topics", "t", "--until-caught-up"]));
     assert_eq!(run.code, 1, "{run:?}");
     assert!(
         run.stderr.contains("source gap") && run.stderr.contains("committed position 20"),
@@ -183,6 +190,7 @@ fn a_recreated_source_topic_under_a_committed_group_fails_with_exit_1() {
     let run = kr::run(&args(
         &a,
         &b,
+        "g",
         &[
             "--topics",
             "t",
@@ -207,6 +215,7 @@ fn first_signal_commits_and_exits_0_second_exits_130() {
     let child = kr::spawn(&args(
         &a,
         &b,
+        "g",
         &["--topics", "t", "--json", "--commit-interval", "1h"],
     ));
     wait_until("the copy", Duration::from_secs(60), || {
@@ -224,6 +233,7 @@ fn first_signal_commits_and_exits_0_second_exits_130() {
     let child = kr::spawn(&args(
         &a,
         &b,
+        "g",
         &[
             "--topics",
             "t",
@@ -288,6 +298,7 @@ fn issue_5_until_caught_up_waits_for_the_assignment_after_losing_it() {
     let run_args = args(
         &a,
         &b,
+        "g",
         &[
             "--topics",
             "t",
@@ -605,6 +616,7 @@ fn issue_10_a_signal_during_start_up_stops_within_a_second() {
     let child = kr::spawn(&args(
         &a,
         &b,
+        "g",
         &["--topics", "t", "--timeout", "60s", "--json"],
     ));
     std::thread::sleep(Duration::from_secs(2));
@@ -632,14 +644,17 @@ fn issue_10_a_signal_during_start_up_stops_within_a_second() {
 /// acknowledged prefix. Nothing is lost, and the group ends at the source's ends.
 #[test]
 fn issue_17_members_joining_and_leaving_with_records_in_flight_lose_nothing() {
-    let (a, b) = Kafka::pair("churn-a", "churn-b");
-    common::create_topic(&a.bootstrap, "t", 4);
-    common::create_topic(&b.bootstrap, "t", 4);
-    common::produce(&a.bootstrap, "t", &kr::records(2000, 4, "pre"));
-    let writer = kr::Writer::start(&a.bootstrap, "t", 4);
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let n = common::unique("churn");
+    let t = &format!("{n}.t");
+    let g = &format!("{n}.g");
+    common::create_topic(&a.bootstrap, t, 4);
+    common::create_topic(&b.bootstrap, t, 4);
+    common::produce(&a.bootstrap, t, &kr::records(2000, 4, "pre"));
+    let writer = kr::Writer::start(&a.bootstrap, t, 4);
     let extra = [
         "--topics",
-        "t",
+        t,
         "--json",
         "--commit-interval",
         "200ms",
@@ -648,14 +663,14 @@ fn issue_17_members_joining_and_leaving_with_records_in_flight_lose_nothing() {
     ];
     let addrs = [0, 1].map(|_| format!("127.0.0.1:{}", common::free_port()));
     let spawn = |i: usize| {
-        let mut v = args(&a, &b, &extra);
+        let mut v = args(&a, &b, g, &extra);
         v.extend(["--metrics-addr", addrs[i].as_str()]);
         kr::spawn(&v)
     };
     let assigned = |i: usize| kr::metric(&addrs[i], "kreplicate_assigned_partitions");
     let first = spawn(0);
     wait_until("the first member's copy", Duration::from_secs(60), || {
-        common::committed(&a.bootstrap, "g", "t", 4)
+        common::committed(&a.bootstrap, g, t, 4)
             .iter()
             .any(|&c| c > 0)
     });
@@ -671,15 +686,15 @@ fn issue_17_members_joining_and_leaving_with_records_in_flight_lose_nothing() {
         assigned(1) == Some(4.0)
     });
     drop(writer);
-    let src = common::read_all(&a.bootstrap, "t");
+    let src = common::read_all(&a.bootstrap, t);
     let ends: Vec<i64> = (0..4)
         .map(|p| src.iter().filter(|g| g.partition == p).count() as i64)
         .collect();
     wait_until("every record committed", Duration::from_secs(60), || {
-        common::committed(&a.bootstrap, "g", "t", 4) == ends
+        common::committed(&a.bootstrap, g, t, 4) == ends
     });
     kr::signal(&second, "INT");
     let r2 = kr::wait(second, Duration::from_secs(60));
     assert_eq!(r2.code, 0, "{r2:?}");
-    kr::assert_complete(&a.bootstrap, &b.bootstrap, "t", "t", 4);
+    kr::assert_complete(&a.bootstrap, &b.bootstrap, t, t, 4);
 }
