@@ -47,14 +47,17 @@ fn issue_18_exactly_once_fails_when_the_group_positions_cannot_be_read() {
 /// new topic's, each once.
 #[test]
 fn issue_18_exactly_once_resumes_a_recreated_topic_after_its_last_copied_record() {
-    let (a, b) = common::Kafka::pair("eos-recreate-a", "eos-recreate-b");
+    let (a, b) = (common::Kafka::shared("a"), common::Kafka::shared("b"));
+    let n = common::unique("recreate");
+    let t = &format!("{n}.t");
+    let g = &format!("{n}.g");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
-    common::create_topic(ab, "t", 2);
-    common::create_topic(bb, "t", 2);
+    common::create_topic(ab, t, 2);
+    common::create_topic(bb, t, 2);
     let old = kr::records(600, 2, "old");
-    common::produce(ab, "t", &old);
+    common::produce(ab, t, &old);
     let eos = |extra: &[&'static str]| {
-        let mut v = kr::caught_up_args(ab, bb, "t", "g", "exactly-once", &[]);
+        let mut v = kr::caught_up_args(ab, bb, t, g, "exactly-once", &[]);
         v.extend_from_slice(extra);
         kr::run(&v)
     };
@@ -64,21 +67,21 @@ fn issue_18_exactly_once_resumes_a_recreated_topic_after_its_last_copied_record(
 
     // Recreated with fewer records than the old topic had: the positions the target shows
     // (300 per partition) are past its end.
-    common::delete_topic(ab, "t");
-    common::create_topic(ab, "t", 2);
+    common::delete_topic(ab, t);
+    common::create_topic(ab, t, 2);
     let mut new = kr::records(1600, 2, "new");
     let later = new.split_off(200);
-    common::produce(ab, "t", &new);
+    common::produce(ab, t, &new);
     let run = eos(&["--on-gap", "earliest"]);
     assert_eq!(run.code, 0, "{run:?}");
     assert_eq!(run.json()["records"], 200, "the new topic's records, once");
 
     // The new topic grows past where the old one ended; an ordinary run copies what came
     // since, from the new topic's offset 100 per partition on (not from 300).
-    common::produce(ab, "t", &later);
+    common::produce(ab, t, &later);
     let run = eos(&[]);
     assert_eq!(run.code, 0, "{run:?}");
-    let dst = common::read_all(bb, "t");
+    let dst = common::read_all(bb, t);
     for p in 0..2 {
         let want: Vec<common::Rec> = old
             .iter()

@@ -23,13 +23,17 @@ fn rec(i: usize, len: usize) -> Rec {
 
 #[test]
 fn issue_18_a_record_near_the_size_limit_is_copied_without_its_origin() {
-    let (a, b) = Kafka::pair("size-a", "size-b");
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let n = common::unique("size");
+    let big = &format!("{n}.big");
+    let g = &format!("{n}.g-size");
+    let g_eos = &format!("{n}.g-size-eos");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
-    common::create_topic(ab, "big", 1);
-    common::produce(ab, "big", &[rec(0, 10), rec(1, BIG), rec(2, 10)]);
+    common::create_topic(ab, big, 1);
+    common::produce(ab, big, &[rec(0, 10), rec(1, BIG), rec(2, 10)]);
     let metrics = common::scratch_dir().join(format!("size-{}.prom", std::process::id()));
     let m = metrics.to_str().unwrap();
-    let mut args = kr::caught_up_args(ab, bb, "big", "g-size", "at-least-once", &[]);
+    let mut args = kr::caught_up_args(ab, bb, big, g, "at-least-once", &[]);
     args.extend(["--create-topics", "--metrics-file", m]);
     let run = kr::run(&args);
     assert_eq!(run.code, 0, "{run:?}");
@@ -37,8 +41,9 @@ fn issue_18_a_record_near_the_size_limit_is_copied_without_its_origin() {
     assert_eq!(json["records"], 3, "{json}");
     assert_eq!(json["unstamped"], 1, "{json}");
     assert!(
-        run.stderr
-            .contains("big[0] offset 1 fits the target only without its kreplicate.origin header"),
+        run.stderr.contains(&format!(
+            "{big}[0] offset 1 fits the target only without its kreplicate.origin header"
+        )),
         "{run:?}"
     );
     let prom = std::fs::read_to_string(&metrics).unwrap();
@@ -46,16 +51,16 @@ fn issue_18_a_record_near_the_size_limit_is_copied_without_its_origin() {
         prom.contains("kreplicate_unstamped_records_total 1"),
         "{prom}"
     );
-    let got = common::read_all(bb, "big");
+    let got = common::read_all(bb, big);
     let origins: Vec<bool> = got
         .iter()
         .map(|g| g.to_rec().headers.iter().any(|(k, _)| k == ORIGIN))
         .collect();
     assert_eq!(origins, [true, false, true]);
-    kr::assert_complete(ab, bb, "big", "big", 1);
+    kr::assert_complete(ab, bb, big, big, 1);
 
     // exactly-once cannot leave its checkpoint out: it says why and what to change.
-    let mut args = kr::caught_up_args(ab, bb, "big", "g-size-eos", "exactly-once", &[]);
+    let mut args = kr::caught_up_args(ab, bb, big, g_eos, "exactly-once", &[]);
     args.extend(["--create-topics", "--rename", "eos.{topic}"]);
     let run = kr::run(&args);
     assert_eq!(run.code, 1, "{run:?}");
