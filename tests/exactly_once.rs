@@ -13,15 +13,26 @@ use crate::kr::{self, FAST_GROUP};
 const ORIGIN: &str = "kreplicate.origin";
 
 fn eos_args<'a>(a: &'a str, b: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    eos_args_in(a, b, "t", "g", extra)
+}
+
+/// [`eos_args`] for `topic` in `group` (tests on the shared clusters).
+fn eos_args_in<'a>(
+    a: &'a str,
+    b: &'a str,
+    topic: &'a str,
+    group: &'a str,
+    extra: &[&'a str],
+) -> Vec<&'a str> {
     let mut v = vec![
         "--from",
         a,
         "--to",
         b,
         "--topics",
-        "t",
+        topic,
         "--group",
-        "g",
+        group,
         "--guarantee",
         "exactly-once",
     ];
@@ -33,8 +44,13 @@ fn eos_args<'a>(a: &'a str, b: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
 /// The target as a read_committed reader sees it, without kreplicate's origin header, must
 /// equal the source exactly: no record missing, none twice, same order per partition.
 fn assert_exact(a: &str, b: &str, partitions: i32) {
-    let src = common::read_all(a, "t");
-    let dst = common::read_all(b, "t");
+    assert_exact_in(a, b, "t", partitions)
+}
+
+/// [`assert_exact`] for `t`.
+fn assert_exact_in(a: &str, b: &str, t: &str, partitions: i32) {
+    let src = common::read_all(a, t);
+    let dst = common::read_all(b, t);
     let strip = |g: &Got| -> Rec {
         let mut r = g.to_rec();
         r.headers.retain(|(k, _)| k != ORIGIN);
@@ -47,18 +63,22 @@ fn assert_exact(a: &str, b: &str, partitions: i32) {
             .map(Got::to_rec)
             .collect();
         let got: Vec<Rec> = dst.iter().filter(|g| g.partition == p).map(strip).collect();
-        assert_eq!(got.len(), want.len(), "t[{p}]: record count on the target");
+        assert_eq!(
+            got.len(),
+            want.len(),
+            "{t}[{p}]: record count on the target"
+        );
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
             assert!(
                 g == w,
-                "t[{p}]: record {i} differs:\n target {g:?}\n source {w:?}"
+                "{t}[{p}]: record {i} differs:\n target {g:?}\n source {w:?}"
             );
         }
         // Every target record names its origin.
         for g in dst.iter().filter(|g| g.partition == p) {
             assert!(
                 g.headers.iter().any(|(k, _)| k == ORIGIN),
-                "t[{p}] offset {} has no origin",
+                "{t}[{p}] offset {} has no origin",
                 g.offset
             );
         }
@@ -196,11 +216,14 @@ fn exactly_once_crash_campaign() {
 
 #[test]
 fn exactly_once_second_instance_with_the_same_identity_stops_the_first() {
-    let (a, b) = Kafka::pair("fence-a", "fence-b");
-    common::create_topic(&a.bootstrap, "t", 2);
-    common::create_topic(&b.bootstrap, "t", 2);
-    common::produce(&a.bootstrap, "t", &kr::records(1000, 2, "pre"));
-    let writer = kr::Writer::start(&a.bootstrap, "t", 2);
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let n = common::unique("fence");
+    let t = &format!("{n}.t");
+    let g = &format!("{n}.g");
+    common::create_topic(&a.bootstrap, t, 2);
+    common::create_topic(&b.bootstrap, t, 2);
+    common::produce(&a.bootstrap, t, &kr::records(1000, 2, "pre"));
+    let writer = kr::Writer::start(&a.bootstrap, t, 2);
     let extra = [
         "--txn-max-records",
         "100",
@@ -209,10 +232,10 @@ fn exactly_once_second_instance_with_the_same_identity_stops_the_first() {
         "--delivery-timeout",
         "20s",
     ];
-    let first = kr::spawn(&eos_args(&a.bootstrap, &b.bootstrap, &extra));
+    let first = kr::spawn(&eos_args_in(&a.bootstrap, &b.bootstrap, t, g, &extra));
     // The second starts once the first committed a transaction (the group follows each one).
     let deadline = Instant::now() + Duration::from_secs(60);
-    while common::committed(&a.bootstrap, "g", "t", 2)
+    while common::committed(&a.bootstrap, g, t, 2)
         .iter()
         .all(|&c| c <= 0)
     {
@@ -222,7 +245,7 @@ fn exactly_once_second_instance_with_the_same_identity_stops_the_first() {
         );
         std::thread::sleep(Duration::from_millis(100));
     }
-    let second = kr::spawn(&eos_args(&a.bootstrap, &b.bootstrap, &extra));
+    let second = kr::spawn(&eos_args_in(&a.bootstrap, &b.bootstrap, t, g, &extra));
     let started = Instant::now();
     let old = kr::wait(first, Duration::from_secs(90));
     assert_eq!(old.code, 1, "the older instance stops with exit 1: {old:?}");
@@ -230,7 +253,7 @@ fn exactly_once_second_instance_with_the_same_identity_stops_the_first() {
     let last = old.stderr.trim().lines().last().unwrap_or_default();
     eprintln!("the older instance said: {last}");
     assert!(
-        last.contains("'g.shard-1-of-1'")
+        last.contains(&format!("'{g}.shard-1-of-1'"))
             && last.contains("another instance with the same identity")
             && !last.contains("timed out"),
         "{}",
@@ -238,13 +261,9 @@ fn exactly_once_second_instance_with_the_same_identity_stops_the_first() {
     );
     eprintln!("older instance stopped after {:?}", started.elapsed());
     drop(writer);
-    let total = common::read_all(&a.bootstrap, "t").len() as i64;
+    let total = common::read_all(&a.bootstrap, t).len() as i64;
     let deadline = Instant::now() + Duration::from_secs(60);
-    while common::committed(&a.bootstrap, "g", "t", 2)
-        .iter()
-        .sum::<i64>()
-        < total
-    {
+    while common::committed(&a.bootstrap, g, t, 2).iter().sum::<i64>() < total {
         assert!(
             Instant::now() < deadline,
             "the newer instance did not catch up"
@@ -254,7 +273,7 @@ fn exactly_once_second_instance_with_the_same_identity_stops_the_first() {
     kr::signal(&second, "INT");
     let new = kr::wait(second, Duration::from_secs(60));
     assert_eq!(new.code, 0, "{new:?}");
-    assert_exact(&a.bootstrap, &b.bootstrap, 2);
+    assert_exact_in(&a.bootstrap, &b.bootstrap, t, 2);
 }
 
 fn mock_pair(records: usize) -> (MockKafka, MockKafka, String, String) {
@@ -423,9 +442,12 @@ fn issue_5_an_abort_with_records_in_flight_serves_their_reports() {
 #[test]
 fn issue_13_a_record_the_target_always_refuses_ends_the_run_naming_it() {
     // The producer's own size check refuses the record when it is sent.
-    let (a, b) = Kafka::pair("refused-a", "refused-b");
-    common::create_topic(&a.bootstrap, "t", 2);
-    common::create_topic(&b.bootstrap, "t", 2);
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let n = common::unique("refused");
+    let t = &format!("{n}.t");
+    let g = &format!("{n}.g");
+    common::create_topic(&a.bootstrap, t, 2);
+    common::create_topic(&b.bootstrap, t, 2);
     let mut recs = kr::records(20, 2, "small");
     recs.push(Rec {
         partition: 0,
@@ -433,13 +455,15 @@ fn issue_13_a_record_the_target_always_refuses_ends_the_run_naming_it() {
         ..Rec::default()
     });
     recs.extend(kr::records(20, 2, "after"));
-    let offsets = common::produce(&a.bootstrap, "t", &recs);
+    let offsets = common::produce(&a.bootstrap, t, &recs);
     let big = offsets[20].1;
     let started = Instant::now();
     let run = kr::wait(
-        kr::spawn(&eos_args(
+        kr::spawn(&eos_args_in(
             &a.bootstrap,
             &b.bootstrap,
+            t,
+            g,
             &[
                 "--until-caught-up",
                 "--json",
@@ -453,7 +477,7 @@ fn issue_13_a_record_the_target_always_refuses_ends_the_run_naming_it() {
     assert!(started.elapsed() < Duration::from_secs(60));
     let last = run.stderr.trim().lines().last().unwrap_or_default();
     assert!(
-        last.contains(&format!("t[0] offset {big}")) && last.contains("refused"),
+        last.contains(&format!("{t}[0] offset {big}")) && last.contains("refused"),
         "the error names the record: {last}"
     );
     assert!(
@@ -462,7 +486,7 @@ fn issue_13_a_record_the_target_always_refuses_ends_the_run_naming_it() {
         run.stderr
     );
     assert_eq!(run.json()["status"], "failed");
-    let origins: Vec<String> = common::read_all(&b.bootstrap, "t")
+    let origins: Vec<String> = common::read_all(&b.bootstrap, t)
         .iter()
         .filter(|g| g.partition == 0)
         .filter_map(|g| {
