@@ -196,14 +196,15 @@ fn copy(args: &cli::CopyArgs, started: Instant, who: &mut Identity) -> Result<Ex
         started,
     };
     let (stop, copying) = (signals.stop.clone(), signals.copying.clone());
-    let (quiet, every) = (args.quiet, opts.commit_interval);
+    let (quiet, every, delivery_timeout) =
+        (args.quiet, opts.commit_interval, opts.delivery_timeout);
     let sync_opts = opts.clone();
     let result = runtime.block_on(async {
         watch_signals(signals)?;
         // librdkafka calls block: keep them off the async workers.
         tokio::task::spawn_blocking(move || -> Result<Summary, Error> {
             progress.set_waiting(Some("checking clusters and topics".into()));
-            let live = progress::start(progress.clone(), quiet, every);
+            let live = progress::start(progress.clone(), quiet, every, delivery_timeout);
             let prepared = Replicator::prepare(&opts, progress.clone());
             // A run that never started prints no progress line, only its error.
             if prepared.is_ok() {
@@ -307,10 +308,10 @@ fn report(summary: &Summary, json: bool, quiet: bool) {
             n => format!(", skipped {n} that came from the target"),
         };
         eprintln!(
-            "kreplicate: {}: copied {} records ({:.1} MB){skipped} in {:.1} s with --guarantee {}; committed positions for {committed} of {} partitions",
+            "kreplicate: {}: copied {} records ({}){skipped} in {:.1} s with --guarantee {}; committed positions for {committed} of {} partitions",
             summary.status,
             summary.records,
-            summary.bytes as f64 / 1e6,
+            progress::size(summary.bytes),
             summary.seconds,
             summary.guarantee.unwrap_or_default(),
             summary.partitions.len()

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use rdkafka::error::{KafkaError, KafkaResult, RDKafkaErrorCode};
 use rdkafka::message::{BorrowedMessage, Header, Headers, Message, OwnedHeaders, ToBytes};
-use rdkafka::producer::{BaseProducer, BaseRecord, Producer, ProducerContext};
+use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer, ProducerContext};
 use rdkafka::util::IntoOpaque;
 
 use crate::error::{Error, Result};
@@ -24,8 +24,23 @@ const _: () = assert!(usize::BITS == 64, "kreplicate needs a 64-bit target");
 /// producer queue is full. Sleeping a step, then serving what arrived, does neither.
 pub(crate) const STEP: Duration = Duration::from_millis(1);
 
+/// A producer context holding the run's counters: the one send path and the serving of
+/// delivery reports keep the records in flight there, for both engines.
+pub(crate) trait Counted: ProducerContext {
+    fn counters(&self) -> &Counters;
+}
+
+/// Called first by each engine's delivery callback: the record is no longer in flight,
+/// acknowledged or not.
+pub(crate) fn reported<C: Counted>(context: &C, result: &DeliveryResult<'_>) {
+    let msg = match result {
+        Ok(m) | Err((_, m)) => m,
+    };
+    context.counters().reported(msg.topic(), msg.partition());
+}
+
 /// Waits one step for delivery reports, then serves every one that arrived.
-pub(crate) fn await_reports<C: ProducerContext>(producer: &BaseProducer<C>) {
+pub(crate) fn await_reports<C: Counted>(producer: &BaseProducer<C>) {
     std::thread::sleep(STEP);
     serve_reports(producer);
 }
@@ -35,7 +50,8 @@ pub(crate) fn await_reports<C: ProducerContext>(producer: &BaseProducer<C>) {
 /// work, it let acknowledgements (and the at-least-once commits built from them) fall
 /// seconds behind a steady copy of small batches (issue 18). Served reports leave the
 /// producer's count, so the loop ends once a poll served none.
-pub(crate) fn serve_reports<C: ProducerContext>(producer: &BaseProducer<C>) {
+pub(crate) fn serve_reports<C: Counted>(producer: &BaseProducer<C>) {
+    producer.context().counters().tick(Instant::now());
     loop {
         let before = producer.in_flight_count();
         producer.poll(Duration::ZERO);
@@ -52,7 +68,7 @@ const MIN_WAIT: Duration = Duration::from_millis(1);
 /// The read side waits `wait` for a rate limit, serving delivery reports meanwhile (so
 /// acknowledgements and commits do not fall behind); returns early once `stop` is set.
 /// Returns how long it waited (zero for a wait too short to sleep).
-pub(crate) fn throttle_wait<C: ProducerContext>(
+pub(crate) fn throttle_wait<C: Counted>(
     producer: &BaseProducer<C>,
     wait: Duration,
     stop: &AtomicBool,
@@ -104,14 +120,18 @@ pub(crate) fn send<'a, C, K, P>(
     give_up: impl Fn() -> bool,
 ) -> std::result::Result<(), NotSent>
 where
-    C: ProducerContext,
+    C: Counted,
     K: ToBytes + ?Sized,
     P: ToBytes + ?Sized,
 {
     let mut unknown_since: Option<Instant> = None;
     loop {
+        let (topic, partition) = (record.topic, record.partition.unwrap_or(-1));
         match producer.send(record) {
-            Ok(()) => return Ok(()),
+            Ok(()) => {
+                producer.context().counters().sent(topic, partition);
+                return Ok(());
+            }
             Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), r)) => {
                 record = r;
                 await_reports(producer);
@@ -152,7 +172,7 @@ pub(crate) fn send_copy<C>(
     give_up: impl Fn() -> bool,
 ) -> std::result::Result<bool, NotSent>
 where
-    C: ProducerContext<DeliveryOpaque = usize>,
+    C: Counted<DeliveryOpaque = usize>,
 {
     let stamped = headers
         .as_ref()
@@ -169,10 +189,7 @@ where
 }
 
 /// Waits until every record sent was acknowledged (or failed) and its report served.
-pub(crate) fn flush<C: ProducerContext>(
-    producer: &BaseProducer<C>,
-    timeout: Duration,
-) -> KafkaResult<()> {
+pub(crate) fn flush<C: Counted>(producer: &BaseProducer<C>, timeout: Duration) -> KafkaResult<()> {
     let deadline = Instant::now() + timeout;
     loop {
         // A non-blocking flush also sends lingering batches at once.

@@ -36,3 +36,4 @@ mod throttle;
 mod topic_configs;
 mod translate;
 mod verify;
+mod while_it_works;

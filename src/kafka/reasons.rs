@@ -69,6 +69,14 @@ impl Reasons {
         unreachable_because(&reasons)
     }
 
+    /// The kind of failure so far (`connection refused`, `unknown host`, ...), for a line
+    /// while the wait goes on; `no answer yet` before librdkafka gave a reason.
+    pub fn kind(&self) -> &'static str {
+        let seen = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let reasons: Vec<String> = seen.iter().map(|(_, r)| r.clone()).collect();
+        kind_of(&reasons).map_or("no answer yet", |(kind, _)| kind)
+    }
+
     /// What a person must fix, if the cluster refused the credentials or the client refused
     /// the broker's certificate: librdkafka retries both for ever, a rerun cannot fix them.
     pub fn refused(&self) -> Option<String> {
@@ -104,6 +112,14 @@ fn refusal(code: Option<RDKafkaErrorCode>, reason: &str) -> Option<String> {
 /// The kind of connection failure, with librdkafka's words for it: refused, unknown host, TLS
 /// handshake, SASL authentication, or no answer at all (timed out).
 pub fn unreachable_because(reasons: &[String]) -> String {
+    match kind_of(reasons) {
+        Some((kind, reason)) => format!("{kind} ({})", reason.trim()),
+        None => "timed out: no answer from any broker".to_string(),
+    }
+}
+
+/// The kind of the first connection failure librdkafka gave a reason for, and that reason.
+fn kind_of(reasons: &[String]) -> Option<(&'static str, &str)> {
     const KINDS: &[(&str, &str)] = &[
         ("Connection refused", "connection refused"),
         ("Failed to resolve", "unknown host"),
@@ -117,12 +133,10 @@ pub fn unreachable_because(reasons: &[String]) -> String {
         ),
         ("timed out", "timed out"),
     ];
-    for (needle, kind) in KINDS {
-        if let Some(r) = reasons.iter().find(|r| r.contains(needle)) {
-            return format!("{kind} ({})", r.trim());
-        }
-    }
-    "timed out: no answer from any broker".to_string()
+    KINDS.iter().find_map(|(needle, kind)| {
+        let r = reasons.iter().find(|r| r.contains(needle))?;
+        Some((*kind, r.as_str()))
+    })
 }
 
 /// Turns a client-creation error into one usage line naming the property (never its value,

@@ -13,6 +13,21 @@ use prometheus_client::registry::Registry;
 use super::Inner;
 use crate::report::{PartitionEnd, Status};
 
+/// The name of the last success's metric, without the `kreplicate_` prefix.
+pub(super) const LAST_SUCCESS: &str = "last_success_timestamp_seconds";
+
+/// The last success an earlier run wrote into a metrics file's `text`, in Unix milliseconds.
+pub(super) fn last_success(text: &str) -> Option<u64> {
+    let name = format!("kreplicate_{LAST_SUCCESS} ");
+    let value: f64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix(&name))?
+        .trim()
+        .parse()
+        .ok()?;
+    (value.is_finite() && value > 0.0).then(|| (value * 1000.0).round() as u64)
+}
+
 /// The text a scrape or the file gets.
 pub(super) fn render(inner: &std::sync::Arc<Inner>) -> String {
     let mut registry = Registry::with_prefix("kreplicate");
@@ -109,6 +124,19 @@ impl Collector for Scrape {
             "Seconds since the copy last moved or was idle with nothing to copy; /healthz fails past --delivery-timeout",
             stalled,
         )?;
+        let (in_flight, oldest) = c.in_flight();
+        gauge(
+            &mut enc,
+            "records_in_flight",
+            "Records sent to the target and not yet acknowledged",
+            in_flight as f64,
+        )?;
+        gauge(
+            &mut enc,
+            "oldest_unacknowledged_seconds",
+            "How long the oldest record in flight has waited for the target's acknowledgement; 0 when none waits",
+            oldest.map_or(0.0, |d| d.as_secs_f64()),
+        )?;
         let last_commit = c.last_commit_ms.load(Ordering::Relaxed);
         if last_commit > 0 {
             gauge(
@@ -116,6 +144,15 @@ impl Collector for Scrape {
                 "last_commit_timestamp_seconds",
                 "When positions were last committed (at-least-once) or a transaction committed (exactly-once), in Unix seconds",
                 last_commit as f64 / 1000.0,
+            )?;
+        }
+        let last_success = c.last_success_ms.load(Ordering::Relaxed);
+        if last_success > 0 {
+            gauge(
+                &mut enc,
+                LAST_SUCCESS,
+                "When a run last succeeded, in Unix seconds: it ended without a failure, or (continuous) committed all the target acknowledged while the copy moved or had nothing to copy; kept from earlier runs in --metrics-file",
+                last_success as f64 / 1000.0,
             )?;
         }
         gauge(
@@ -247,4 +284,22 @@ fn gauge(
 /// ended; not after a stall longer than the delivery timeout.
 pub(super) fn healthy(stalled: Duration, delivery_timeout: Duration, ended: bool) -> bool {
     ended || stalled <= delivery_timeout
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn issue_22_the_last_success_is_read_back_from_an_earlier_file() {
+        let text = "# HELP kreplicate_last_success_timestamp_seconds When.\n# TYPE kreplicate_last_success_timestamp_seconds gauge\nkreplicate_last_success_timestamp_seconds 1764633600.25\nkreplicate_assigned_partitions 2\n";
+        assert_eq!(super::last_success(text), Some(1_764_633_600_250));
+        assert_eq!(
+            super::last_success("kreplicate_assigned_partitions 2\n"),
+            None
+        );
+        assert_eq!(
+            super::last_success("kreplicate_last_success_timestamp_seconds NaN\n"),
+            None
+        );
+        assert_eq!(super::last_success(""), None);
+    }
 }

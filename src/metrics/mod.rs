@@ -63,6 +63,17 @@ pub fn start(
     if !opts.enabled() {
         return Ok(None);
     }
+    // The file outlives the run: keep the last success of an earlier one until this run has
+    // its own, so that an alert sees how long ago any run last succeeded.
+    let earlier = opts.file.as_ref().and_then(|path| {
+        let text = std::fs::read_to_string(path).ok()?;
+        exposition::last_success(&text)
+    });
+    if let Some(ms) = earlier {
+        counters
+            .last_success_ms
+            .fetch_max(ms, std::sync::atomic::Ordering::Relaxed);
+    }
     let inner = Arc::new(Inner {
         counters,
         who,

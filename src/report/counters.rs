@@ -3,9 +3,11 @@
 //! loop or its final commit.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use super::in_flight::{InFlight, Stall};
 
 #[derive(Debug)]
 pub struct Counters {
@@ -17,8 +19,6 @@ pub struct Counters {
     pub assigned: AtomicU64,
     /// Of those, partitions with a committed position.
     pub committed: AtomicU64,
-    /// Records between the read positions and the partition ends; -1 until known.
-    pub lag: AtomicI64,
     /// Source records not copied because their origin names the target cluster (loops).
     pub skipped: AtomicU64,
     /// Records copied without the origin header: with it they exceeded the target's size limit.
@@ -34,6 +34,9 @@ pub struct Counters {
     pub transactions_aborted: AtomicU64,
     /// Unix time in milliseconds of the last successful commit; 0 before the first.
     pub last_commit_ms: AtomicU64,
+    /// Unix time in milliseconds of the last success (see [`Counters::note_covered`]); 0 when
+    /// neither this run nor, with `--metrics-file`, an earlier one had one.
+    pub last_success_ms: AtomicU64,
     /// Microseconds the read side waited for `--max-bytes-per-sec`/`--max-records-per-sec`.
     pub throttled_us: AtomicU64,
     /// Warnings raised while copying (e.g. a source topic deleted), not yet printed.
@@ -41,6 +44,8 @@ pub struct Counters {
     /// What the run waits for before it can copy (e.g. a group's assignment), if anything.
     waiting: Mutex<Option<String>>,
     live: Mutex<Live>,
+    /// Records sent to the target and not yet acknowledged.
+    in_flight: Mutex<InFlight>,
 }
 
 /// The loop's last published view of its partitions.
@@ -53,6 +58,8 @@ struct Live {
     progressed: Instant,
     /// While the engine's start steps run: the bound of their timeouts.
     starting_until: Option<Instant>,
+    /// When this run last succeeded (at first, when it began).
+    succeeded: Instant,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -143,22 +150,62 @@ impl Counters {
             .is_some_and(|until| Instant::now() < until)
     }
 
+    /// A record handed to the producer for `topic[partition]` of the target.
+    pub fn sent(&self, topic: &str, partition: i32) {
+        lock(&self.in_flight).sent(topic, partition);
+    }
+
+    /// The target's delivery report (acknowledged or failed) for a record it was sent.
+    pub fn reported(&self, topic: &str, partition: i32) {
+        lock(&self.in_flight).reported(topic, partition);
+    }
+
+    /// The time stamp of the records sent from now on.
+    pub fn tick(&self, now: Instant) {
+        lock(&self.in_flight).tick(now);
+    }
+
+    /// Records sent and not yet acknowledged, and how long the oldest of them has waited.
+    pub fn in_flight(&self) -> (u64, Option<Duration>) {
+        let f = lock(&self.in_flight);
+        (f.count(), f.oldest(Instant::now()))
+    }
+
+    /// Once per stall: the oldest record in flight has waited `limit`; then, that it ended.
+    pub fn check_stall(&self, limit: Duration) -> Option<Stall> {
+        lock(&self.in_flight).check(Instant::now(), limit)
+    }
+
     pub fn note_commit(&self) {
-        let ms = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64);
-        self.last_commit_ms.store(ms, Ordering::Relaxed);
+        self.last_commit_ms.store(unix_ms(), Ordering::Relaxed);
+    }
+
+    /// The run's positions now cover every record the target acknowledged (a commit, or
+    /// nothing new to commit): a success if the copy moved, or was idle with nothing to copy,
+    /// since the last one (see [`Counters::publish`]). A stalled copy has none.
+    pub fn note_covered(&self) {
+        let mut live = lock(&self.live);
+        if live.progressed > live.succeeded {
+            live.succeeded = Instant::now();
+            self.last_success_ms.store(unix_ms(), Ordering::Relaxed);
+        }
+    }
+
+    /// The run ended without a failure: flushed, verified and committed.
+    pub fn note_success(&self) {
+        lock(&self.live).succeeded = Instant::now();
+        self.last_success_ms.store(unix_ms(), Ordering::Relaxed);
     }
 }
 
 impl Default for Counters {
     fn default() -> Self {
+        let now = Instant::now();
         Counters {
             records: AtomicU64::new(0),
             bytes: AtomicU64::new(0),
             assigned: AtomicU64::new(0),
             committed: AtomicU64::new(0),
-            lag: AtomicI64::new(-1),
             skipped: AtomicU64::new(0),
             unstamped: AtomicU64::new(0),
             delivery_errors: AtomicU64::new(0),
@@ -167,15 +214,18 @@ impl Default for Counters {
             transactions_committed: AtomicU64::new(0),
             transactions_aborted: AtomicU64::new(0),
             last_commit_ms: AtomicU64::new(0),
+            last_success_ms: AtomicU64::new(0),
             throttled_us: AtomicU64::new(0),
             notices: Mutex::new(Vec::new()),
             waiting: Mutex::new(None),
             live: Mutex::new(Live {
                 partitions: BTreeMap::new(),
                 seen: 0,
-                progressed: Instant::now(),
+                progressed: now,
                 starting_until: None,
+                succeeded: now,
             }),
+            in_flight: Mutex::new(InFlight::new(Instant::now())),
         }
     }
 }
@@ -238,9 +288,55 @@ impl PartitionEnd {
     }
 }
 
+fn unix_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn issue_22_a_success_needs_a_copy_that_moved_or_had_nothing_to_copy() {
+        let c = Counters::default();
+        let parts = |p: PartitionEnd| BTreeMap::from([(("t".to_string(), 0), p)]);
+        let behind = PartitionEnd {
+            position: Some(0),
+            end_offset: Some(5),
+            ..PartitionEnd::default()
+        };
+        let success = || c.last_success_ms.load(Ordering::Relaxed);
+        // Records wait and none moved: covered positions are no success.
+        c.publish(parts(behind), 3);
+        c.note_covered();
+        assert_eq!(success(), 0, "stalled from the start");
+        // Records moved.
+        c.records.store(2, Ordering::Relaxed);
+        c.publish(parts(behind), 3);
+        c.note_covered();
+        let first = success();
+        assert!(first > 0);
+        // Stalled since: no new success however often positions are covered.
+        std::thread::sleep(Duration::from_millis(5));
+        c.publish(parts(behind), 3);
+        c.note_covered();
+        assert_eq!(success(), first);
+        // Idle with nothing to copy is a success.
+        let done = PartitionEnd {
+            position: Some(5),
+            ..behind
+        };
+        c.publish(parts(done), 0);
+        c.note_covered();
+        assert!(success() > first);
+        // The end of a run without a failure is one, whatever came before.
+        let before = success();
+        std::thread::sleep(Duration::from_millis(5));
+        c.note_success();
+        assert!(success() > before);
+    }
 
     #[test]
     fn copied_counts_and_spans_offsets_in_any_order() {

@@ -2,8 +2,10 @@
 //! printed at exit (the human line and the `--json` object).
 
 mod counters;
+mod in_flight;
 
 pub use counters::{Copied, Counters, PartitionEnd};
+pub use in_flight::Stall;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;

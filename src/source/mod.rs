@@ -233,26 +233,6 @@ impl Ends {
     }
 }
 
-/// Records left to read in the assigned partitions, from the last fetch's high watermarks.
-pub(crate) fn lag<C: ConsumerContext>(consumer: &BaseConsumer<C>) -> Option<i64> {
-    let positions = consumer.position().ok()?;
-    let (mut lag, mut known) = (0, false);
-    for e in positions.elements() {
-        let marks = cached_watermarks(consumer, e.topic(), e.partition());
-        log::debug!(
-            "{}[{}]: position {:?}, fetch watermarks {marks:?}",
-            e.topic(),
-            e.partition(),
-            e.offset()
-        );
-        if let (Offset::Offset(pos), Some((_, high))) = (e.offset(), marks) {
-            lag += (high - pos).max(0);
-            known = true;
-        }
-    }
-    known.then_some(lag)
-}
-
 /// Names the partitions whose start position is outside the source log.
 pub(crate) fn gap_message<C: ConsumerContext>(
     consumer: &BaseConsumer<C>,

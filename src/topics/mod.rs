@@ -129,6 +129,7 @@ pub fn metadata(
         .create_with_context(kafka::Reasons::default())
         .map_err(|e| kafka::creation_error(side, e))?;
     let deadline = Instant::now() + timeout;
+    let (started, mut told) = (Instant::now(), None::<Instant>);
     let topics = loop {
         // Short tries, so refused credentials end the wait at once and the wait says why.
         let left = deadline.saturating_duration_since(Instant::now());
@@ -143,7 +144,21 @@ pub fn metadata(
         match answer {
             Ok(topics) => break Ok(topics),
             Err(e) if Instant::now() >= deadline => break Err(e),
-            Err(_) => {}
+            Err(_) => {
+                // Say what the run waits for, and why, every few seconds: the display only
+                // shows that it checks the clusters.
+                let every = (timeout / 6).max(TELL_WAIT_EVERY);
+                if told.unwrap_or(started).elapsed() >= every {
+                    let now = Instant::now();
+                    told = Some(now);
+                    crate::progress::say(&waiting_line(
+                        side,
+                        spec,
+                        client.context().kind(),
+                        deadline.saturating_duration_since(now),
+                    ));
+                }
+            }
         }
     };
     // A broker that is down or slow may be up at the next run: not a usage error.
@@ -155,6 +170,21 @@ pub fn metadata(
         ))
     })?;
     Ok((client, topics))
+}
+
+/// How often, at least, a run waiting for a cluster says so: about five times per
+/// `--timeout`, and not at all within 2 s (a broker that answers late is no news).
+const TELL_WAIT_EVERY: Duration = Duration::from_secs(2);
+
+/// `kreplicate: target 127.0.0.1:19399: connection refused, retrying, 25 s left`.
+fn waiting_line(side: &str, spec: &ClusterSpec, kind: &str, left: Duration) -> String {
+    let cluster = match spec.name == spec.bootstrap {
+        true => spec.name.clone(),
+        false => format!("'{}' ({})", spec.name, spec.bootstrap),
+    };
+    // Rounded up: "0 s left" would read as already given up.
+    let left = left.as_millis().div_ceil(1000);
+    format!("kreplicate: {side} {cluster}: {kind}, retrying, {left} s left")
 }
 
 /// Topic → partition count, for every topic of a cluster.

@@ -31,10 +31,17 @@ impl ClientContext for Deliveries {
     }
 }
 
+impl target::Counted for Deliveries {
+    fn counters(&self) -> &crate::report::Counters {
+        &self.shared.progress
+    }
+}
+
 impl ProducerContext for Deliveries {
     type DeliveryOpaque = usize;
 
     fn delivery(&self, result: &DeliveryResult<'_>, source_offset: usize) {
+        target::reported(self, result);
         let offset = source_offset as i64;
         let (msg, err) = match result {
             Ok(m) => (m, None),
@@ -183,10 +190,16 @@ impl Rebalancer {
             let Some(target) = self.shared.target_of().get(topic).cloned() else {
                 continue;
             };
-            st.parts
-                .entry(target.to_string())
-                .or_default()
-                .insert(partition, Part::default());
+            // As the summary counts them (see `Acked::positions`): `none` leaves commits to
+            // auto-commit.
+            let held = matches!(start, Offset::Offset(_)) && self.guarantee != Guarantee::None;
+            st.parts.entry(target.to_string()).or_default().insert(
+                partition,
+                Part {
+                    held,
+                    ..Part::default()
+                },
+            );
             st.ends.insert(topic, partition, start);
         }
         st.publish(&self.shared.progress);

@@ -141,6 +141,9 @@ impl Acked {
             .progress
             .publish(positions.clone(), self.producer.in_flight_count() as usize);
         let failure = self.shared.lock().failure.clone();
+        if failure.is_none() {
+            self.shared.progress.note_success();
+        }
         let summary = Summary::new(
             &self.opts,
             started,
@@ -186,7 +189,7 @@ impl Acked {
     fn copy(&mut self, stop: &AtomicBool) {
         let mut last_refresh = Instant::now();
         let mut last_commit = Instant::now();
-        let mut last_lag = Instant::now();
+        let mut last_publish = Instant::now();
         let mut last_join_note = Instant::now();
         let mut warner = Warner::default();
         let mut ticker = Ticker::new(Instant::now());
@@ -272,17 +275,16 @@ impl Acked {
                 }
             }
             if last_commit.elapsed() >= self.opts.commit_interval {
-                self.commit(CommitMode::Async);
+                if self.commit(CommitMode::Async).is_none() && self.covered() {
+                    self.shared.progress.note_covered();
+                }
                 self.write_index(stop);
                 last_commit = Instant::now();
             }
-            if last_lag.elapsed() >= Duration::from_secs(1) {
-                if let Some(lag) = source::lag(&self.consumer) {
-                    self.shared.progress.lag.store(lag, Ordering::Relaxed);
-                }
+            if last_publish.elapsed() >= Duration::from_secs(1) {
                 let in_flight = self.producer.in_flight_count() as usize;
                 self.shared.progress.publish(self.positions(), in_flight);
-                last_lag = Instant::now();
+                last_publish = Instant::now();
             }
             if self
                 .opts
@@ -372,6 +374,13 @@ impl Acked {
             }
             Err(e) => Some(e),
         }
+    }
+
+    /// True when the committed positions cover every record the target acknowledged (`none`
+    /// leaves commits to auto-commit: always).
+    fn covered(&self) -> bool {
+        self.opts.guarantee == Guarantee::None
+            || commit_list(&self.shared, None, false).count() == 0
     }
 
     /// While the group has not assigned partitions: says so (progress display, and every 5 s at

@@ -26,6 +26,8 @@ pub(super) struct Part {
     /// was last told of them.
     pub(super) trail: Option<Trail>,
     pub(super) indexed: Option<Entry>,
+    /// The group held a position for it when it was assigned (an earlier run's commit).
+    pub(super) held: bool,
 }
 
 /// Everything the loop, the delivery callback and the rebalance callback share.
@@ -57,12 +59,13 @@ impl State {
         }
     }
 
-    /// Publishes the assignment and commit counts for the progress display.
+    /// Publishes the assignment and commit counts for the progress display: partitions with a
+    /// committed position, this run's or an earlier one's.
     pub(super) fn publish(&self, progress: &Counters) {
         let (mut assigned, mut committed) = (0, 0);
         for part in self.parts.values().flat_map(BTreeMap::values) {
             assigned += 1;
-            committed += u64::from(part.tracker.committed().is_some());
+            committed += u64::from(part.held || part.tracker.committed().is_some());
         }
         progress.assigned.store(assigned, Ordering::Relaxed);
         progress.committed.store(committed, Ordering::Relaxed);

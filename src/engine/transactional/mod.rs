@@ -171,13 +171,16 @@ impl Exactly {
             self.copy(stop);
             self.progress.finishing(stop.load(Ordering::SeqCst));
             // An aborted last transaction rewinds: a run that must catch up copies again.
-            while self.failure.is_none()
-                && self.txn.open
-                && !self.commit_txn()
-                && self.opts.until_caught_up
-                && !stop.load(Ordering::SeqCst)
-            {
+            let mut settled = true;
+            while self.failure.is_none() && self.txn.open {
+                settled = self.commit_txn();
+                if settled || !self.opts.until_caught_up || stop.load(Ordering::SeqCst) {
+                    break;
+                }
                 self.copy(stop);
+            }
+            if settled && self.failure.is_none() {
+                self.progress.note_success();
             }
         }
         // End offsets from the last fetches, before leaving forgets them.
@@ -267,6 +270,7 @@ impl Exactly {
                 .map_err(|e| format!("cannot assign {topic}[{partition}]: {e}"))?;
             self.ends.insert(topic, *partition, start);
         }
+        self.publish_committed();
         source::assign(&self.consumer, &tpl)
             .map_err(|e| format!("cannot assign source partitions: {e}"))?;
         if decided.count() > 0 {
@@ -279,8 +283,21 @@ impl Exactly {
         Ok(())
     }
 
+    /// Publishes how many owned partitions have a position the target holds (committed
+    /// transactions, this run's or an earlier one's).
+    fn publish_committed(&self) {
+        let committed = self
+            .parts
+            .values()
+            .filter(|o| o.committed.is_some())
+            .count();
+        self.progress
+            .committed
+            .store(committed as u64, Ordering::Relaxed);
+    }
+
     fn copy(&mut self, stop: &AtomicBool) {
-        let mut last_lag = Instant::now();
+        let mut last_publish = Instant::now();
         let mut last_refresh = Instant::now();
         let mut warner = Warner::default();
         let mut ticker = Ticker::new(Instant::now());
@@ -363,13 +380,14 @@ impl Exactly {
             if self.txn.open && full && self.failure.is_none() {
                 self.commit_txn();
             }
-            if clock && last_lag.elapsed() >= Duration::from_secs(1) {
-                if let Some(lag) = source::lag(&self.consumer) {
-                    self.progress.lag.store(lag, Ordering::Relaxed);
-                }
+            if clock && last_publish.elapsed() >= Duration::from_secs(1) {
                 let in_flight = self.producer.in_flight_count() as usize;
                 self.progress.publish(self.positions(), in_flight);
-                last_lag = Instant::now();
+                if !self.txn.open && self.failure.is_none() {
+                    // Nothing sent is left uncommitted.
+                    self.progress.note_covered();
+                }
+                last_publish = Instant::now();
             }
             let refresh_due = self
                 .opts

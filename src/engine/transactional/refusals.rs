@@ -108,10 +108,17 @@ impl ClientContext for Reports {
     }
 }
 
+impl target::Counted for Reports {
+    fn counters(&self) -> &Counters {
+        &self.progress
+    }
+}
+
 impl ProducerContext for Reports {
     type DeliveryOpaque = usize;
 
     fn delivery(&self, result: &DeliveryResult<'_>, source_offset: usize) {
+        target::reported(self, result);
         let (e, m) = match result {
             Ok(m) if source_offset != NOT_A_COPY => {
                 let mut trails = self.trails.lock().unwrap_or_else(|e| e.into_inner());
