@@ -44,6 +44,25 @@ pub const EXIT_CODES: &str = "\
        committed
   130  interrupted by a second signal: exited at once, nothing more committed";
 
+/// `groups --help`: why a group is refused, and the exit codes.
+pub const GROUPS_AFTER_HELP: &str = "\
+A group is refused as a whole (nothing committed for it), with a line saying why
+and what to do, when:
+  - it has active members on the target: stop its consumers on the target first
+  - a partition is ahead of the copy (the source group is past what the copy has
+    committed): copy first, then translate
+  - a partition has no provenance on the target (copied with --no-origin-header,
+    or not by kreplicate): copy it with kreplicate, then translate
+  - it has no committed position on the selected topics
+A target group further than the translation keeps its position (kept), unless
+--allow-rewind.
+
+Exit codes:
+  0    every selected group translated (or would be, with --dry-run)
+  1    some group refused, or a broker failed: a rerun may succeed
+  2    fix the command line or the config: an unknown group in --groups, a bad
+       regex, a missing topic; nothing was committed";
+
 #[derive(Debug, Parser)]
 #[command(
     name = "kreplicate",
@@ -74,6 +93,7 @@ pub enum Command {
     Plan(Box<CopyArgs>),
     /// Translate the committed positions of the source's consumer groups to the target (exact,
     /// from the origin of every copied record) and commit them to the same-named target groups
+    #[command(after_help = GROUPS_AFTER_HELP)]
     Groups(Box<GroupsArgs>),
     /// Write the man page and shell completions (man/, completions/) under DIR
     #[command(hide = true)]
@@ -273,6 +293,11 @@ pub struct EndpointArgs {
     #[arg(long, value_name = "FILE", env = CONFIG_ENV, hide_env_values = true)]
     pub config: Option<PathBuf>,
 
+    /// A named flow of the config file (under flows:): that flow's settings over the file's
+    /// defaults, and flags over both
+    #[arg(long, value_name = "NAME")]
+    pub flow: Option<String>,
+
     /// librdkafka property for the source clients (repeatable), e.g. -X fetch.max.bytes=1048576
     #[arg(short = 'X', long = "from-property", value_name = "KEY=VALUE")]
     pub from_property: Vec<String>,
@@ -357,10 +382,138 @@ pub fn command() -> clap::Command {
     ))
 }
 
+/// Flags of the copy command given to `verify` or `groups`, which do not take them (an operator
+/// turned a copy command into `verify` by changing one word): one line naming them all, so one
+/// edit fixes the command. Refused rather than ignored: an ignored `--group` meant as
+/// `--groups` would translate every group, an ignored `--shard` would read as a partial copy.
+pub fn copy_flags_refusal(args: &[std::ffi::OsString]) -> Option<String> {
+    let top = command();
+    let name = args.get(1)?.to_str()?;
+    if !["verify", "groups"].contains(&name) {
+        return None;
+    }
+    let sub = top.find_subcommand(name)?;
+    let takes_value = |a: &clap::Arg| a.get_action().takes_values();
+    let long = |cmd: &clap::Command, l: &str| {
+        cmd.get_arguments()
+            .find(|a| a.get_long() == Some(l))
+            .map(|a| (a.get_long().unwrap_or(l).to_string(), takes_value(a)))
+    };
+    let short = |cmd: &clap::Command, c: char| {
+        cmd.get_arguments()
+            .find(|a| a.get_short() == Some(c))
+            .map(|a| (a.get_long().unwrap_or_default().to_string(), takes_value(a)))
+    };
+    let mut found: Vec<String> = Vec::new();
+    let mut note = |flag: String| {
+        if !found.contains(&flag) {
+            found.push(flag);
+        }
+    };
+    let mut rest = args[2..].iter().filter_map(|a| a.to_str());
+    while let Some(arg) = rest.next() {
+        if arg == "--" {
+            break;
+        }
+        if let Some(flag) = arg.strip_prefix("--") {
+            let (flag, inline) = flag
+                .split_once('=')
+                .map_or((flag, false), |(f, _)| (f, true));
+            let (known, value) = match (long(sub, flag), long(&top, flag)) {
+                (Some((_, v)), _) => (true, v),
+                (None, Some((_, v))) => (false, v),
+                (None, None) => continue,
+            };
+            if !known {
+                note(format!("--{flag}"));
+            }
+            if value && !inline {
+                rest.next();
+            }
+        } else if let Some(shorts) = arg.strip_prefix('-') {
+            for (i, c) in shorts.char_indices() {
+                let (known, l, value) = match (short(sub, c), short(&top, c)) {
+                    (Some((l, v)), _) => (true, l, v),
+                    (None, Some((l, v))) => (false, l, v),
+                    (None, None) => break,
+                };
+                if !known {
+                    note(format!("--{l}"));
+                }
+                if value {
+                    // The value is the rest of this argument, or the next one.
+                    if i + c.len_utf8() == shorts.len() {
+                        rest.next();
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    let (last, first) = found.split_last()?;
+    let names = match first {
+        [] => last.clone(),
+        _ => format!("{} and {last}", first.join(", ")),
+    };
+    let (are, them) = match first {
+        [] => ("is a copy flag", "it"),
+        _ => ("are copy flags", "them"),
+    };
+    // `--group` given to `groups` is more likely `--groups` misspelt: say so too.
+    let longs: Vec<&str> = sub.get_arguments().filter_map(|a| a.get_long()).collect();
+    let meant: Vec<String> = found
+        .iter()
+        .filter_map(|f| crate::suggest::nearest(&f[2..], longs.iter().copied()))
+        .map(|m| format!("--{m}"))
+        .collect();
+    let meant = match meant.is_empty() {
+        true => String::new(),
+        false => format!("; did you mean {}?", meant.join(", ")),
+    };
+    Some(format!(
+        "{names} {are}: {name} does not need {them}{meant} (see kreplicate {name} --help)"
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use clap::CommandFactory;
+
+    fn refusal(args: &[&str]) -> Option<String> {
+        let args: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+        copy_flags_refusal(&args)
+    }
+
+    #[test]
+    fn issue_22_copy_flags_given_to_verify_or_groups_are_named() {
+        assert_eq!(
+            refusal(&["kreplicate", "verify", "--from", "a", "--until-caught-up", "--topics", "t"])
+                .unwrap(),
+            "--until-caught-up is a copy flag: verify does not need it (see kreplicate verify --help)"
+        );
+        // All of them at once, values skipped, shorts by their long name.
+        assert_eq!(
+            refusal(&[
+                "kreplicate", "verify", "--guarantee", "exactly-once", "--json", "-q",
+                "--commit-interval=5s", "--create-topics", "-X", "a=b", "--guarantee", "none",
+            ])
+            .unwrap(),
+            "--guarantee, --quiet, --commit-interval and --create-topics are copy flags: verify does not need them (see kreplicate verify --help)"
+        );
+        assert_eq!(
+            refusal(&["kreplicate", "groups", "--group", "app", "--dry-run"]).unwrap(),
+            "--group is a copy flag: groups does not need it; did you mean --groups? (see kreplicate groups --help)"
+        );
+        // Their own flags, unknown flags and other commands: clap's message.
+        assert_eq!(
+            refusal(&["kreplicate", "verify", "--configs", "--timeout", "5s"]),
+            None
+        );
+        assert_eq!(refusal(&["kreplicate", "verify", "--colour"]), None);
+        assert_eq!(refusal(&["kreplicate", "plan", "--until-caught-up"]), None);
+        assert_eq!(refusal(&["kreplicate", "--until-caught-up"]), None);
+    }
 
     #[test]
     fn verify_cli() {

@@ -7,6 +7,8 @@ use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use crate::topics::TargetChanges;
+
 #[derive(Debug)]
 pub struct Counters {
     /// Records acknowledged by the target.
@@ -40,6 +42,8 @@ pub struct Counters {
     notices: Mutex<Vec<String>>,
     /// What the run waits for before it can copy (e.g. a group's assignment), if anything.
     waiting: Mutex<Option<String>>,
+    /// Target topics created and partitions added (`--create-topics`), for the summary.
+    changes: Mutex<TargetChanges>,
     live: Mutex<Live>,
 }
 
@@ -88,6 +92,15 @@ impl Counters {
 
     pub fn take_notices(&self) -> Vec<String> {
         std::mem::take(&mut *lock(&self.notices))
+    }
+
+    /// The run created target topics or added partitions.
+    pub fn target_changed(&self, changes: TargetChanges) {
+        lock(&self.changes).extend(changes);
+    }
+
+    pub fn target_changes(&self) -> TargetChanges {
+        lock(&self.changes).clone()
     }
 
     /// The read side waited `d` for a rate limit.
@@ -170,6 +183,7 @@ impl Default for Counters {
             throttled_us: AtomicU64::new(0),
             notices: Mutex::new(Vec::new()),
             waiting: Mutex::new(None),
+            changes: Mutex::new(TargetChanges::default()),
             live: Mutex::new(Live {
                 partitions: BTreeMap::new(),
                 seen: 0,

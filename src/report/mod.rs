@@ -11,6 +11,7 @@ use std::time::{Instant, SystemTime};
 
 use crate::error::{Error, Exit};
 use crate::options::RunOptions;
+use crate::topics::{AddedPartitions, CreatedTopic};
 
 /// Version of the `--json` object: bumped when a field changes meaning or goes away.
 pub const JSON_VERSION: u32 = 1;
@@ -90,6 +91,11 @@ pub struct Summary {
     pub from: Option<String>,
     pub to: Option<String>,
     pub group: Option<String>,
+    /// Target topics this run created with `--create-topics` (at start or when
+    /// `--refresh-topics` found a new source topic), with the configs it set.
+    pub created_topics: Vec<CreatedTopic>,
+    /// Partitions this run added to existing target topics (`--create-topics`).
+    pub added_partitions: Vec<AddedPartitions>,
     pub partitions: Vec<PartitionSummary>,
 }
 
@@ -165,6 +171,9 @@ impl Summary {
         summary.throttled_seconds = progress.throttled_seconds();
         summary.skipped = progress.skipped.load(Ordering::Relaxed);
         summary.unstamped = progress.unstamped.load(Ordering::Relaxed);
+        let changes = progress.target_changes();
+        summary.created_topics = changes.created;
+        summary.added_partitions = changes.grown;
         summary.partitions = positions
             .into_iter()
             .map(|((topic, partition), end)| PartitionSummary {
@@ -240,6 +249,8 @@ impl Summary {
             from: who.from.clone(),
             to: who.to.clone(),
             group: who.group.clone(),
+            created_topics: Vec::new(),
+            added_partitions: Vec::new(),
             partitions: Vec::new(),
         }
     }

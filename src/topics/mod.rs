@@ -51,6 +51,69 @@ pub struct TopicCheck {
     pub drift: Vec<Drift>,
 }
 
+/// What `--create-topics` did to the target: the topics it created and the partitions it
+/// added, for one line each on stderr and the JSON summary (`created_topics`,
+/// `added_partitions`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TargetChanges {
+    pub created: Vec<CreatedTopic>,
+    pub grown: Vec<AddedPartitions>,
+}
+
+/// A target topic this run created, with the configs it set (sorted by key).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct CreatedTopic {
+    pub topic: String,
+    pub partitions: i32,
+    pub configs: BTreeMap<String, String>,
+}
+
+/// Partitions this run added to an existing target topic.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct AddedPartitions {
+    pub topic: String,
+    /// How many were added.
+    pub added: i32,
+    /// The topic's partition count now.
+    pub partitions: i32,
+}
+
+impl TargetChanges {
+    pub fn extend(&mut self, other: TargetChanges) {
+        self.created.extend(other.created);
+        self.grown.extend(other.grown);
+    }
+
+    /// One line per change: `created topic 'events' (2 partitions, retention.ms=7200000)`,
+    /// `added 2 partitions to 'events' (now 4)`.
+    pub fn lines(&self) -> Vec<String> {
+        let plural = |n: i32| if n == 1 { "" } else { "s" };
+        let created = self.created.iter().map(|c| {
+            let configs: String = c
+                .configs
+                .iter()
+                .map(|(k, v)| format!(", {k}={v}"))
+                .collect();
+            format!(
+                "created topic '{}' ({} partition{}{configs})",
+                c.topic,
+                c.partitions,
+                plural(c.partitions)
+            )
+        });
+        let grown = self.grown.iter().map(|g| {
+            format!(
+                "added {} partition{} to '{}' (now {})",
+                g.added,
+                plural(g.added),
+                g.topic,
+                g.partitions
+            )
+        });
+        created.chain(grown).collect()
+    }
+}
+
 /// A source topic and where it goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Route {
@@ -258,6 +321,41 @@ pub(crate) fn same_cluster(opts: &RunOptions, ids: &(Option<String>, Option<Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn issue_22_create_topics_says_what_it_created() {
+        let changes = TargetChanges {
+            created: vec![
+                CreatedTopic {
+                    topic: "events".into(),
+                    partitions: 2,
+                    configs: [
+                        ("retention.ms".to_string(), "7200000".to_string()),
+                        ("cleanup.policy".to_string(), "compact".to_string()),
+                    ]
+                    .into(),
+                },
+                CreatedTopic {
+                    topic: "one".into(),
+                    partitions: 1,
+                    configs: BTreeMap::new(),
+                },
+            ],
+            grown: vec![AddedPartitions {
+                topic: "orders".into(),
+                added: 2,
+                partitions: 4,
+            }],
+        };
+        assert_eq!(
+            changes.lines(),
+            [
+                "created topic 'events' (2 partitions, cleanup.policy=compact, retention.ms=7200000)",
+                "created topic 'one' (1 partition)",
+                "added 2 partitions to 'orders' (now 4)",
+            ]
+        );
+    }
 
     #[test]
     fn issue_22_a_missing_topic_that_looks_like_a_regex_says_how_to_write_one() {
