@@ -13,12 +13,13 @@
 //!    `metrics` serves it to Prometheus.
 //! 4. `topics` checks clusters and topics through `kafka` (client settings), which takes the
 //!    run's vocabulary from `options`; `config` turns `cli` flags and the YAML into `options`;
-//!    `cli` imports only `options` (and the leaf `suggest`).
+//!    `cli` imports only `options`; `copy_flags` reads `cli` to name misplaced copy flags.
 //! 5. Leaves import nothing of the crate but other leaves: `error`, `offsets`, `origin`,
 //!    `shard`, `suggest`, `throttle`, `tick`, `mock`, `trail`.
 
 mod cli;
 mod config;
+mod copy_flags;
 mod demo;
 mod engine;
 pub mod error;
@@ -119,7 +120,7 @@ fn clap_error(e: &clap::Error, args: &[OsString]) -> Exit {
         }
         // `verify --until-caught-up`: the copy flags, named, and the subcommand's help.
         ErrorKind::UnknownArgument => {
-            match cli::copy_flags_refusal(args) {
+            match copy_flags::refusal(args) {
                 Some(line) => eprintln!("kreplicate: error: {line}"),
                 None => {
                     let line = spaced_unit(args).unwrap_or_else(|| clap_line(&e.to_string()));
