@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kreplicate_global_optspecs
-    string join \n from= to= topics= exclude= rename= config= X/from-property= to-property= guarantee= group= trust-group-positions until-caught-up refresh-topics= json start= on-gap= create-topics config-exclude= sync-configs max-bytes-per-sec= max-records-per-sec= replication-factor= delivery-timeout= timeout= commit-interval= join-timeout= shard= no-origin-header sync-groups= sync-groups-interval= txn-max-records= txn-max-bytes= txn-max-time= metrics-addr= metrics-file= metrics-file-interval= q/quiet v/verbose h/help V/version
+    string join \n from= to= topics= exclude= rename= config= flow= X/from-property= to-property= guarantee= group= trust-group-positions until-caught-up refresh-topics= json start= on-gap= create-topics config-exclude= sync-configs max-bytes-per-sec= max-records-per-sec= replication-factor= delivery-timeout= timeout= commit-interval= join-timeout= shard= no-origin-header sync-groups= sync-groups-interval= txn-max-records= txn-max-bytes= txn-max-time= metrics-addr= metrics-file= metrics-file-interval= q/quiet v/verbose h/help V/version
 end
 
 function __fish_kreplicate_needs_command
@@ -30,6 +30,7 @@ complete -c kreplicate -n "__fish_kreplicate_needs_command" -l topics -d 'Source
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l exclude -d 'Source topics to leave out of --topics: a comma list, or a regex when it starts with \'^\', e.g. --topics \'^orders\\..*\' --exclude \'^orders\\.tmp\\.\'' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l rename -d 'Target topic name; {topic} stands for the source topic\'s name [default: {topic}]' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l config -d 'YAML config file [default: $XDG_CONFIG_HOME/kreplicate/config.yaml]' -r -F
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l flow -d 'A named flow of the config file (under flows:): that flow\'s settings over the file\'s defaults, and flags over both' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -s X -l from-property -d 'librdkafka property for the source clients (repeatable), e.g. -X fetch.max.bytes=1048576' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l to-property -d 'librdkafka property for the target clients (repeatable), e.g. --to-property linger.ms=20' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l guarantee -d 'Delivery guarantee [default: at-least-once]' -r -f -a "none\t'Fastest: offsets are committed as records are read; records may be lost on failure'
@@ -87,6 +88,7 @@ complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l topics 
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l exclude -d 'Source topics to leave out of --topics: a comma list, or a regex when it starts with \'^\', e.g. --topics \'^orders\\..*\' --exclude \'^orders\\.tmp\\.\'' -r
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l rename -d 'Target topic name; {topic} stands for the source topic\'s name [default: {topic}]' -r
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l config -d 'YAML config file [default: $XDG_CONFIG_HOME/kreplicate/config.yaml]' -r -F
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l flow -d 'A named flow of the config file (under flows:): that flow\'s settings over the file\'s defaults, and flags over both' -r
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -s X -l from-property -d 'librdkafka property for the source clients (repeatable), e.g. -X fetch.max.bytes=1048576' -r
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l to-property -d 'librdkafka property for the target clients (repeatable), e.g. --to-property linger.ms=20' -r
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand verify" -l config-exclude -d 'Config keys not compared, on top of the built-in exclusions (as for a copy run)' -r
@@ -101,6 +103,7 @@ complete -c kreplicate -n "__fish_kreplicate_using_subcommand plan" -l topics -d
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand plan" -l exclude -d 'Source topics to leave out of --topics: a comma list, or a regex when it starts with \'^\', e.g. --topics \'^orders\\..*\' --exclude \'^orders\\.tmp\\.\'' -r
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand plan" -l rename -d 'Target topic name; {topic} stands for the source topic\'s name [default: {topic}]' -r
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand plan" -l config -d 'YAML config file [default: $XDG_CONFIG_HOME/kreplicate/config.yaml]' -r -F
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand plan" -l flow -d 'A named flow of the config file (under flows:): that flow\'s settings over the file\'s defaults, and flags over both' -r
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand plan" -s X -l from-property -d 'librdkafka property for the source clients (repeatable), e.g. -X fetch.max.bytes=1048576' -r
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand plan" -l to-property -d 'librdkafka property for the target clients (repeatable), e.g. --to-property linger.ms=20' -r
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand plan" -l guarantee -d 'Delivery guarantee [default: at-least-once]' -r -f -a "none\t'Fastest: offsets are committed as records are read; records may be lost on failure'
@@ -145,6 +148,7 @@ complete -c kreplicate -n "__fish_kreplicate_using_subcommand groups" -l topics 
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand groups" -l exclude -d 'Source topics to leave out of --topics: a comma list, or a regex when it starts with \'^\', e.g. --topics \'^orders\\..*\' --exclude \'^orders\\.tmp\\.\'' -r
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand groups" -l rename -d 'Target topic name; {topic} stands for the source topic\'s name [default: {topic}]' -r
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand groups" -l config -d 'YAML config file [default: $XDG_CONFIG_HOME/kreplicate/config.yaml]' -r -F
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand groups" -l flow -d 'A named flow of the config file (under flows:): that flow\'s settings over the file\'s defaults, and flags over both' -r
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand groups" -s X -l from-property -d 'librdkafka property for the source clients (repeatable), e.g. -X fetch.max.bytes=1048576' -r
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand groups" -l to-property -d 'librdkafka property for the target clients (repeatable), e.g. --to-property linger.ms=20' -r
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand groups" -l groups -d 'Source consumer groups: a comma list, or a regex when it starts with \'^\' [default: every group with committed positions on --topics, except kreplicate\'s own (kreplicate*)]' -r

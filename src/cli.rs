@@ -44,6 +44,25 @@ pub const EXIT_CODES: &str = "\
        committed
   130  interrupted by a second signal: exited at once, nothing more committed";
 
+/// `groups --help`: why a group is refused, and the exit codes.
+pub const GROUPS_AFTER_HELP: &str = "\
+A group is refused as a whole (nothing committed for it), with a line saying why
+and what to do, when:
+  - it has active members on the target: stop its consumers on the target first
+  - a partition is ahead of the copy (the source group is past what the copy has
+    committed): copy first, then translate
+  - a partition has no provenance on the target (copied with --no-origin-header,
+    or not by kreplicate): copy it with kreplicate, then translate
+  - it has no committed position on the selected topics
+A target group further than the translation keeps its position (kept), unless
+--allow-rewind.
+
+Exit codes:
+  0    every selected group translated (or would be, with --dry-run)
+  1    some group refused, or a broker failed: a rerun may succeed
+  2    fix the command line or the config: an unknown group in --groups, a bad
+       regex, a missing topic; nothing was committed";
+
 #[derive(Debug, Parser)]
 #[command(
     name = "kreplicate",
@@ -74,6 +93,7 @@ pub enum Command {
     Plan(Box<CopyArgs>),
     /// Translate the committed positions of the source's consumer groups to the target (exact,
     /// from the origin of every copied record) and commit them to the same-named target groups
+    #[command(after_help = GROUPS_AFTER_HELP)]
     Groups(Box<GroupsArgs>),
     /// Write the man page and shell completions (man/, completions/) under DIR
     #[command(hide = true)]
@@ -272,6 +292,11 @@ pub struct EndpointArgs {
     /// YAML config file [default: $XDG_CONFIG_HOME/kreplicate/config.yaml]
     #[arg(long, value_name = "FILE", env = CONFIG_ENV, hide_env_values = true)]
     pub config: Option<PathBuf>,
+
+    /// A named flow of the config file (under flows:): that flow's settings over the file's
+    /// defaults, and flags over both
+    #[arg(long, value_name = "NAME")]
+    pub flow: Option<String>,
 
     /// librdkafka property for the source clients (repeatable), e.g. -X fetch.max.bytes=1048576
     #[arg(short = 'X', long = "from-property", value_name = "KEY=VALUE")]

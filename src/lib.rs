@@ -13,12 +13,13 @@
 //!    `metrics` serves it to Prometheus.
 //! 4. `topics` checks clusters and topics through `kafka` (client settings), which takes the
 //!    run's vocabulary from `options`; `config` turns `cli` flags and the YAML into `options`;
-//!    `cli` imports only `options`.
+//!    `cli` imports only `options`; `copy_flags` reads `cli` to name misplaced copy flags.
 //! 5. Leaves import nothing of the crate but other leaves: `error`, `offsets`, `origin`,
 //!    `shard`, `suggest`, `throttle`, `tick`, `mock`, `trail`.
 
 mod cli;
 mod config;
+mod copy_flags;
 mod demo;
 mod engine;
 pub mod error;
@@ -117,6 +118,17 @@ fn clap_error(e: &clap::Error, args: &[OsString]) -> Exit {
             let _ = e.print();
             Exit::Done
         }
+        // `verify --until-caught-up`: the copy flags, named, and the subcommand's help.
+        ErrorKind::UnknownArgument => {
+            match copy_flags::refusal(args) {
+                Some(line) => eprintln!("kreplicate: error: {line}"),
+                None => {
+                    let line = spaced_unit(args).unwrap_or_else(|| clap_line(&e.to_string()));
+                    eprintln!("kreplicate: error: {line} (see kreplicate --help)");
+                }
+            }
+            Exit::Usage
+        }
         _ => {
             let line = spaced_unit(args).unwrap_or_else(|| clap_line(&e.to_string()));
             eprintln!("kreplicate: error: {line} (see kreplicate --help)");
@@ -166,8 +178,7 @@ fn run_copy(args: &cli::CopyArgs) -> Result<Exit, Error> {
 }
 
 fn copy(args: &cli::CopyArgs, started: Instant, who: &mut Identity) -> Result<Exit, Error> {
-    let (path, required) = config::config_path(args.ends.config.as_deref());
-    let file = config::load_file(path.as_deref(), required)?;
+    let file = config::load(&args.ends)?;
     let opts = config::resolve(args, &file)?;
     *who = Identity::of(&opts);
     let sync = match &opts.sync_groups {

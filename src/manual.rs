@@ -79,28 +79,21 @@ fn sections() -> Roff {
     r.control("SH", ["JSON OUTPUT"]);
     para(
         &mut r,
-        "With --json, one JSON object on stdout on every exit (0, 1, 2 and 130), errors included; human output stays on stderr. The fields are described in README.md (section Exit codes). Example:",
+        "With --json, one JSON object on stdout on every exit (0, 1, 2 and 130), errors included; human output stays on stderr. Example, then every field:",
     );
     verbatim(&mut r, &readme_block("## Exit codes", "```json"));
-    item(
-        &mut r,
-        "version",
-        "1; raised when a field changes meaning or goes away.",
-    );
-    item(
-        &mut r,
-        "status, error_kind",
-        "status is ok, stopped, failed or interrupted; error_kind says who must act: usage (2), failed (1), interrupted (130), or null.",
-    );
-    item(
-        &mut r,
-        "partitions",
-        "Per source partition: the committed position (next offset to read), records copied in this run with their first and last source offset, the end offset the last fetch saw, and the lag from the committed position to it.",
-    );
+    for (name, text) in readme_table("## Exit codes", "| field | meaning |") {
+        item(&mut r, &name, &text);
+    }
     item(
         &mut r,
         "verify --json",
-        "One object: version (1), started and ended (RFC 3339), exact, verdict, accept_duplicates, from, to, totals and partitions; README.md (section verify) lists every field.",
+        &readme_paragraph("### verify", "The `--json` object has"),
+    );
+    item(
+        &mut r,
+        "groups --json",
+        &readme_paragraph("### groups", "`--dry-run` prints the table"),
     );
     r.control("SH", ["METRICS"]);
     para(
@@ -173,6 +166,63 @@ fn readme_metrics() -> Vec<(String, String)> {
         .collect()
 }
 
+/// The rows of the first table with header `header` after `heading` in the README, as
+/// (first cell, second cell) without Markdown.
+fn readme_table(heading: &str, header: &str) -> Vec<(String, String)> {
+    let section = README.split(heading).nth(1).unwrap_or_default();
+    let Some(table) = section.split(header).nth(1) else {
+        return Vec::new();
+    };
+    table
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.trim_matches('|').split('|').map(str::trim).collect();
+            let [name, text] = cells[..] else {
+                return None;
+            };
+            Some((plain(name), plain(text)))
+        })
+        .collect()
+}
+
+/// The README paragraph (or list item) after `heading` that contains `start`, from `start`
+/// on, as one line without Markdown.
+fn readme_paragraph(heading: &str, start: &str) -> String {
+    let section = README.split(heading).nth(1).unwrap_or_default();
+    let Some(at) = section.find(start) else {
+        return String::new();
+    };
+    let text = &section[at..];
+    let end = [text.find("\n\n"), text.find("\n- ")]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(text.len());
+    plain(&text[..end].split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+/// Markdown to man text: no backquotes, links as their text.
+fn plain(md: &str) -> String {
+    let mut out = String::new();
+    let mut rest = md;
+    // `[text](#anchor)` -> `text`
+    while let Some(open) = rest.find('[') {
+        let Some(mid) = rest[open..].find("](") else {
+            break;
+        };
+        let Some(close) = rest[open + mid..].find(')') else {
+            break;
+        };
+        out.push_str(&rest[..open]);
+        out.push_str(&rest[open + 1..open + mid]);
+        rest = &rest[open + mid + close + 1..];
+    }
+    out.push_str(rest);
+    out.replace('`', "").replace("\\|", "|")
+}
+
 /// The first code block of a kind (e.g. "```yaml") after `heading` in the README.
 fn readme_block(heading: &str, fence: &str) -> String {
     README
@@ -202,5 +252,20 @@ mod tests {
                     && t.starts_with("gauge: records between"))
         );
         assert!(readme_block("### Cut-over", "```sh").contains("kreplicate groups"));
+        // Issue 22: the man page keeps the JSON fields itself.
+        let fields = readme_table("## Exit codes", "| field | meaning |");
+        for name in ["version", "created_topics", "partitions", "end_offset, lag"] {
+            assert!(fields.iter().any(|(n, _)| n == name), "{name}: {fields:?}");
+        }
+        assert!(fields
+            .iter()
+            .all(|(n, t)| !n.contains('`') && !t.contains("](")));
+        let verify = readme_paragraph("### verify", "The `--json` object has");
+        assert!(
+            verify.starts_with("The --json object has version (1)") && verify.contains("examples"),
+            "{verify}"
+        );
+        let groups = readme_paragraph("### groups", "`--dry-run` prints the table");
+        assert!(groups.contains("records_read per row"), "{groups}");
     }
 }

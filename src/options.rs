@@ -75,7 +75,8 @@ pub enum TopicSelection {
 }
 
 impl TopicSelection {
-    /// `--topics`.
+    /// `--topics` (the tests' shorthand; the config names where a value came from).
+    #[cfg(test)]
     pub fn parse(spec: &str) -> Result<Self> {
         Self::parse_flag(spec, "--topics")
     }

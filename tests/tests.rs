@@ -12,6 +12,7 @@ mod bad_input;
 mod batch_size;
 mod copy;
 mod cutover;
+mod day_one;
 mod demo;
 mod discovery;
 mod docs;

@@ -1,7 +1,7 @@
 //! The YAML config file: where it is, what it may hold, and reading it without ever printing a
 //! value.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -18,6 +18,205 @@ pub struct FileConfig {
     pub clusters: BTreeMap<String, ClusterEntry>,
     #[serde(default)]
     pub defaults: Defaults,
+    /// Named flows (`--flow NAME`): the same keys as `defaults`, each over `defaults`.
+    #[serde(default)]
+    pub flows: BTreeMap<String, Defaults>,
+    /// Where the file came from, for error messages; not a key of the file.
+    #[serde(skip)]
+    origin: Origin,
+}
+
+/// The file's path and text, and the flow chosen: what an error message needs to name the
+/// file, the key and its line.
+#[derive(Debug, Default)]
+struct Origin {
+    path: Option<PathBuf>,
+    text: String,
+    /// `--flow NAME` and the keys that flow sets (they override `defaults`).
+    flow: Option<(String, BTreeSet<String>)>,
+}
+
+/// Where a setting's value came from: a flag, or the config file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Src {
+    Flag,
+    File,
+}
+
+/// The flag's value if given, else the config file's.
+pub fn pick<'v>(flag: Option<&'v String>, file: Option<&'v String>) -> Option<(&'v str, Src)> {
+    match (flag, file) {
+        (Some(v), _) => Some((v, Src::Flag)),
+        (None, Some(v)) => Some((v, Src::File)),
+        (None, None) => None,
+    }
+}
+
+impl FileConfig {
+    /// `FILE: a.b.c (line L)`: a key of this file, and its line when it has one.
+    pub fn location(&self, path: &[&str]) -> String {
+        let file = self
+            .origin
+            .path
+            .as_ref()
+            .map_or_else(|| "config".to_string(), |p| p.display().to_string());
+        let line =
+            line_of(&self.origin.text, path).map_or_else(String::new, |l| format!(" (line {l})"));
+        format!("{file}: {}{line}", path.join("."))
+    }
+
+    /// Where this file sets the default of flag `name`: in the flow chosen by `--flow` when
+    /// that flow sets it, else in `defaults`.
+    pub fn key_location(&self, name: &str) -> String {
+        match &self.origin.flow {
+            Some((flow, set)) if set.contains(name) => self.location(&["flows", flow, name]),
+            _ => self.location(&["defaults", name]),
+        }
+    }
+
+    /// A bad value, named where the user wrote it: `--NAME 'V': WHY` for a flag,
+    /// `FILE: defaults.NAME (line L): 'V': WHY` for the config file.
+    pub fn bad_value(&self, src: Src, name: &str, value: &str, why: &str) -> Error {
+        match src {
+            Src::Flag => Error::usage(format!("--{name} '{value}': {why}")),
+            Src::File => Error::usage(format!("{}: '{value}': {why}", self.key_location(name))),
+        }
+    }
+
+    /// A setting that is wrong whatever its spelling: `--NAME WHY`, or
+    /// `FILE: defaults.NAME (line L): WHY`.
+    pub fn bad_setting(&self, src: Src, name: &str, why: &str) -> Error {
+        match src {
+            Src::Flag => Error::usage(format!("--{name} {why}")),
+            Src::File => Error::usage(format!("{}: {why}", self.key_location(name))),
+        }
+    }
+
+    /// Applies `--flow NAME`: that flow's keys over `defaults`. An unknown name is a usage
+    /// error listing the known ones (and the one meant, when near).
+    pub fn with_flow(mut self, name: Option<&str>) -> Result<Self> {
+        let Some(name) = name else {
+            return Ok(self);
+        };
+        let Some(flow) = self.flows.get(name) else {
+            let file = self.origin.path.as_ref().map_or_else(
+                || "the config file".to_string(),
+                |p| p.display().to_string(),
+            );
+            let why = if self.origin.path.is_none() && self.origin.text.is_empty() {
+                "no config file was read: name one with --config FILE".to_string()
+            } else if self.flows.is_empty() {
+                format!("{file} defines no flows (add them under 'flows:')")
+            } else {
+                let known: Vec<&str> = self.flows.keys().map(String::as_str).collect();
+                let meant = crate::suggest::nearest(name, known.iter().copied())
+                    .map_or_else(String::new, |m| format!("; did you mean '{m}'?"));
+                format!(
+                    "no such flow in {file} (known: {}){meant}",
+                    known.join(", ")
+                )
+            };
+            return Err(Error::usage(format!("--flow '{name}': {why}")));
+        };
+        let over = |what: &Defaults| {
+            serde_yaml::to_value(what).map_err(|e| {
+                Error::usage(format!(
+                    "--flow '{name}': cannot merge it over defaults: {e}"
+                ))
+            })
+        };
+        let (mut merged, flow) = (over(&self.defaults)?, over(flow)?);
+        let mut set = BTreeSet::new();
+        if let (Some(base), Some(flow)) = (merged.as_mapping_mut(), flow.as_mapping()) {
+            for (k, v) in flow.iter().filter(|(_, v)| !v.is_null()) {
+                base.insert(k.clone(), v.clone());
+                set.extend(k.as_str().map(String::from));
+            }
+        }
+        self.defaults = serde_yaml::from_value(merged).map_err(|e| {
+            Error::usage(format!(
+                "--flow '{name}': cannot merge it over defaults: {e}"
+            ))
+        })?;
+        self.origin.flow = Some((name.to_string(), set));
+        Ok(self)
+    }
+}
+
+/// The line (1-based) of the value at `path` in a YAML text, as the YAML parser finds it
+/// (comments, quotes, flow style and all): serde_yaml marks an error with the place of the
+/// value being read, so the search fails on purpose where the path ends.
+pub(super) fn line_of(text: &str, path: &[&str]) -> Option<usize> {
+    use serde::de::{DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, Visitor};
+    const FOUND: &str = "kreplicate: found the key";
+
+    struct Seek<'p>(&'p [&'p str]);
+    impl<'de> DeserializeSeed<'de> for Seek<'_> {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+    impl<'de> Visitor<'de> for Seek<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("any value")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<(), A::Error> {
+            let Some((first, rest)) = self.0.split_first() else {
+                return Err(A::Error::custom(FOUND));
+            };
+            while let Some(key) = map.next_key::<serde_yaml::Value>()? {
+                if key.as_str() == Some(*first) {
+                    return map.next_value_seed(Seek(rest));
+                }
+                map.next_value::<IgnoredAny>()?;
+            }
+            Ok(())
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            seq: A,
+        ) -> std::result::Result<(), A::Error> {
+            if self.0.is_empty() {
+                return Err(A::Error::custom(FOUND));
+            }
+            IgnoredAny.visit_seq(seq).map(|_| ())
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<(), E> {
+            self.found()
+        }
+        fn visit_bool<E: serde::de::Error>(self, _: bool) -> std::result::Result<(), E> {
+            self.found()
+        }
+        fn visit_i64<E: serde::de::Error>(self, _: i64) -> std::result::Result<(), E> {
+            self.found()
+        }
+        fn visit_u64<E: serde::de::Error>(self, _: u64) -> std::result::Result<(), E> {
+            self.found()
+        }
+        fn visit_f64<E: serde::de::Error>(self, _: f64) -> std::result::Result<(), E> {
+            self.found()
+        }
+        fn visit_str<E: serde::de::Error>(self, _: &str) -> std::result::Result<(), E> {
+            self.found()
+        }
+    }
+    impl Seek<'_> {
+        /// A scalar: the key when the path ends here, else not on this branch.
+        fn found<E: serde::de::Error>(self) -> std::result::Result<(), E> {
+            match self.0.is_empty() {
+                true => Err(E::custom(FOUND)),
+                false => Ok(()),
+            }
+        }
+    }
+
+    let de = serde_yaml::Deserializer::from_str(text);
+    match Seek(path).deserialize(de) {
+        Err(e) if e.to_string().contains(FOUND) => e.location().map(|l| l.line()),
+        _ => None,
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -100,35 +299,71 @@ pub fn load_file(path: Option<&Path>, required: bool) -> Result<FileConfig> {
         }
         Err(e) => return Err(Error::usage(format!("config file {}: {e}", path.display()))),
     };
-    parse_file(&text).map_err(|e| Error::usage(format!("config file {}: {e}", path.display())))
+    let mut file =
+        parse_file(&text).map_err(|e| Error::usage(format!("{}: {e}", path.display())))?;
+    file.origin = Origin {
+        path: Some(path.to_path_buf()),
+        text,
+        flow: None,
+    };
+    Ok(file)
 }
 
+/// Parses a config file's text; an error reads `KEY.PATH (line L): what is wrong`.
 pub fn parse_file(text: &str) -> std::result::Result<FileConfig, String> {
     if text.trim().is_empty() {
         return Ok(FileConfig::default());
     }
-    serde_yaml::from_str(text).map_err(|e| suggest_key(&hide_value(&e.to_string())))
+    let mut file: FileConfig = serde_yaml::from_str(text).map_err(|e| located(&e))?;
+    file.origin.text = text.to_string();
+    Ok(file)
+}
+
+/// serde_yaml's `PATH: MESSAGE at line L column C` as `PATH (line L): MESSAGE`, with the
+/// value hidden and a misspelt key's nearest name.
+fn located(e: &serde_yaml::Error) -> String {
+    let text = e.to_string();
+    let Some(loc) = e.location() else {
+        return suggest_key(&hide_value(&text));
+    };
+    let mark = format!(" at line {} column {}", loc.line(), loc.column());
+    let Some(message) = text.strip_suffix(&mark) else {
+        // libyaml's own syntax errors say where they are already.
+        return text;
+    };
+    // serde_yaml starts a message with the key path when there is one (`defaults.timeout: `).
+    let (path, message) = match message.split_once(": ") {
+        Some((p, m)) if !p.is_empty() && !p.contains(' ') => (Some(p), m),
+        _ => (None, message),
+    };
+    let message = hide_value(message);
+    let line = loc.line();
+    match (path, unknown_key(&message)) {
+        (Some(p), Some((key, meant))) => format!("{p}.{key} (line {line}): unknown key{meant}"),
+        (None, Some((key, meant))) => format!("{key} (line {line}): unknown key{meant}"),
+        (Some(p), None) => format!("{p} (line {line}): {message}"),
+        (None, None) => format!("line {line}: {message}"),
+    }
+}
+
+/// serde's `unknown field `k`, expected one of ...`: the key, and `: did you mean `m`?` when
+/// one is near, else the list serde gives.
+fn unknown_key(message: &str) -> Option<(String, String)> {
+    let rest = message.strip_prefix("unknown field `")?;
+    let (key, list) = rest.split_once("`, expected one of ")?;
+    let known = list.split(", ").map(|k| k.trim_matches('`'));
+    let meant = match crate::suggest::nearest(key, known) {
+        Some(m) => format!(": did you mean `{m}`?"),
+        None => format!(", expected one of {list}"),
+    };
+    Some((key.to_string(), meant))
 }
 
 /// serde quotes the offending value in type errors (`invalid type: string "sasl.password=…",
 /// expected a map`); keep the path, the kind of value and the position, never the value.
-/// serde lists every key after a misspelt one: name the one meant instead, when one is near.
 fn suggest_key(msg: &str) -> String {
-    let Some((head, rest)) = msg.split_once("unknown field `") else {
-        return msg.to_string();
-    };
-    let Some((key, rest)) = rest.split_once("`, expected one of ") else {
-        return msg.to_string();
-    };
-    let (list, tail) = rest
-        .split_once(" at line ")
-        .map_or((rest, ""), |(l, t)| (l, t));
-    let known = list.split(", ").map(|k| k.trim_matches('`'));
-    match crate::suggest::nearest(key, known) {
-        Some(meant) if tail.is_empty() => {
-            format!("{head}unknown key `{key}`: did you mean `{meant}`?")
-        }
-        Some(meant) => format!("{head}unknown key `{key}` at line {tail}: did you mean `{meant}`?"),
+    match unknown_key(msg) {
+        Some((key, meant)) => format!("unknown key `{key}`{meant}"),
         None => msg.to_string(),
     }
 }

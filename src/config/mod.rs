@@ -6,13 +6,20 @@ mod values;
 
 use std::time::Duration;
 
-pub use self::file::{config_path, load_file, parse_file, Defaults, FileConfig};
+pub use self::file::{config_path, load_file, parse_file, pick, FileConfig, Src};
 use self::values::property_value;
 pub use self::values::{parse_duration, parse_properties, parse_size};
 use crate::cli::{CopyArgs, EndpointArgs};
 use crate::error::{Error, Result};
 use crate::options::{ClusterSpec, Guarantee, Metrics, RunOptions, TopicSelection};
 use crate::shard::Shard;
+
+/// The config file a command reads (`--config`, `$KREPLICATE_CONFIG` or the default path),
+/// with `--flow NAME` applied.
+pub fn load(args: &EndpointArgs) -> Result<FileConfig> {
+    let (path, required) = config_path(args.config.as_deref());
+    load_file(path.as_deref(), required)?.with_flow(args.flow.as_deref())
+}
 
 /// The clusters and topics of a run, from flags over the config file's defaults.
 #[derive(Clone, Debug)]
@@ -32,30 +39,24 @@ pub fn endpoints(args: &EndpointArgs, file: &FileConfig) -> Result<Endpoints> {
             "missing {flag} <CLUSTER> (a config cluster name or host:port list)"
         ))
     };
-    let from = args
-        .from
-        .clone()
-        .or_else(|| d.from.clone())
-        .ok_or_else(|| missing("--from"))?;
-    let to = args
-        .to
-        .clone()
-        .or_else(|| d.to.clone())
-        .ok_or_else(|| missing("--to"))?;
-    let topics = args
-        .topics
-        .clone()
-        .or_else(|| d.topics.clone())
+    let from = pick(args.from.as_ref(), d.from.as_ref()).ok_or_else(|| missing("--from"))?;
+    let to = pick(args.to.as_ref(), d.to.as_ref()).ok_or_else(|| missing("--to"))?;
+    let topics = pick(args.topics.as_ref(), d.topics.as_ref())
         .ok_or_else(|| Error::usage("missing --topics <LIST|^REGEX>"))?;
-    let mut from = cluster(file, &from, "--from")?;
-    let mut to = cluster(file, &to, "--to")?;
+    let mut from = endpoint(file, from, "from")?;
+    let mut to = endpoint(file, to, "to")?;
     from.properties
         .extend(parse_properties(&args.from_property, "--from-property")?);
     to.properties
         .extend(parse_properties(&args.to_property, "--to-property")?);
-    let topics = TopicSelection::parse(&topics)?;
-    let exclude = match args.exclude.as_ref().or(d.exclude.as_ref()) {
-        Some(spec) => Some(TopicSelection::parse_flag(spec, "--exclude")?),
+    let selection = |(spec, src): (&str, Src), name: &str| match src {
+        Src::Flag => TopicSelection::parse_flag(spec, &format!("--{name}")),
+        // The selection's own message names the flag: name the key instead.
+        Src::File => TopicSelection::parse_flag(spec, &file.key_location(name)),
+    };
+    let topics = selection(topics, "topics")?;
+    let exclude = match pick(args.exclude.as_ref(), d.exclude.as_ref()) {
+        Some(spec) => Some(selection(spec, "exclude")?),
         None => None,
     };
     let rename = args
@@ -87,6 +88,15 @@ pub fn endpoints(args: &EndpointArgs, file: &FileConfig) -> Result<Endpoints> {
     })
 }
 
+/// A `--from`/`--to` value, or the config file's: an unknown cluster name is named where
+/// it was written.
+fn endpoint(file: &FileConfig, (value, src): (&str, Src), name: &str) -> Result<ClusterSpec> {
+    match src {
+        Src::Flag => cluster(file, value, &format!("--{name}")),
+        Src::File => cluster(file, value, &format!("{}:", file.key_location(name))),
+    }
+}
+
 /// Merges flags over the config file and validates the result.
 pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
     let d = &file.defaults;
@@ -107,53 +117,58 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
         return Err(Error::usage("--group is empty"));
     }
 
+    // A duration from the flag or the config file (a bad one named where it was written),
+    // and, when `positive`, above zero.
     let duration = |flag: &Option<String>,
                     default: &Option<String>,
                     name: &str,
-                    fallback: Duration| {
-        match flag.as_ref().or(default.as_ref()) {
-            Some(s) => parse_duration(s).map_err(|e| Error::usage(format!("--{name} '{s}': {e}"))),
-            None => Ok(fallback),
+                    fallback: Duration,
+                    positive: bool| {
+        let Some((s, src)) = pick(flag.as_ref(), default.as_ref()) else {
+            return Ok(fallback);
+        };
+        let v = parse_duration(s).map_err(|e| file.bad_value(src, name, s, &e))?;
+        if positive && v.is_zero() {
+            return Err(file.bad_setting(src, name, "must be greater than zero"));
         }
+        Ok(v)
     };
     let delivery_timeout = duration(
         &args.delivery_timeout,
         &d.delivery_timeout,
         "delivery-timeout",
         Duration::from_secs(120),
+        true,
     )?;
     let timeout = duration(
         &args.timeout,
         &d.timeout,
         "timeout",
         Duration::from_secs(30),
+        true,
     )?;
     let commit_interval = duration(
         &args.commit_interval,
         &d.commit_interval,
         "commit-interval",
         Duration::from_secs(5),
+        true,
     )?;
     let join_timeout = duration(
         &args.join_timeout,
         &d.join_timeout,
         "join-timeout",
         Duration::from_secs(120),
+        true,
     )?;
-    for (name, v) in [
-        ("delivery-timeout", delivery_timeout),
-        ("timeout", timeout),
-        ("commit-interval", commit_interval),
-        ("join-timeout", join_timeout),
-    ] {
-        if v.is_zero() {
-            return Err(Error::usage(format!("--{name} must be greater than zero")));
-        }
-    }
     // librdkafka refuses message.timeout.ms above i32::MAX; keep flushes under max.poll.interval.ms.
     if delivery_timeout > Duration::from_secs(240) {
-        return Err(Error::usage(
-            "--delivery-timeout must be at most 240s (it has to stay below the consumer's max.poll.interval.ms)",
+        let src = pick(args.delivery_timeout.as_ref(), d.delivery_timeout.as_ref())
+            .map_or(Src::Flag, |(_, src)| src);
+        return Err(file.bad_setting(
+            src,
+            "delivery-timeout",
+            "must be at most 240s (it has to stay below the consumer's max.poll.interval.ms)",
         ));
     }
     let txn_max_time = duration(
@@ -161,19 +176,18 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
         &d.txn_max_time,
         "txn-max-time",
         Duration::from_secs(2),
+        true,
     )?;
-    let shard = match args.shard.as_ref().or(d.shard.as_ref()) {
-        Some(s) => Some(Shard::parse(s).map_err(|e| Error::usage(format!("--shard '{s}': {e}")))?),
+    let shard = match pick(args.shard.as_ref(), d.shard.as_ref()) {
+        Some((s, src)) => Some(Shard::parse(s).map_err(|e| file.bad_value(src, "shard", s, &e))?),
         None => None,
     };
     let txn_max_records = args
         .txn_max_records
         .or(d.txn_max_records)
         .unwrap_or(200_000);
-    let txn_max_bytes = match args.txn_max_bytes.as_ref().or(d.txn_max_bytes.as_ref()) {
-        Some(s) => {
-            parse_size(s).map_err(|e| Error::usage(format!("--txn-max-bytes '{s}': {e}")))?
-        }
+    let txn_max_bytes = match pick(args.txn_max_bytes.as_ref(), d.txn_max_bytes.as_ref()) {
+        Some((s, src)) => parse_size(s).map_err(|e| file.bad_value(src, "txn-max-bytes", s, &e))?,
         None => 128 << 20,
     };
     if txn_max_records == 0 || txn_max_bytes == 0 || txn_max_time.is_zero() {
@@ -190,13 +204,9 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
             &d.metrics_file_interval,
             "metrics-file-interval",
             Duration::from_secs(15),
+            true,
         )?,
     };
-    if metrics.file_interval.is_zero() {
-        return Err(Error::usage(
-            "--metrics-file-interval must be greater than zero",
-        ));
-    }
     let origin_header = !(args.no_origin_header || d.no_origin_header.unwrap_or(false));
     if !origin_header && guarantee == Guarantee::ExactlyOnce {
         return Err(Error::usage(
@@ -209,12 +219,8 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
         &d.sync_groups_interval,
         "sync-groups-interval",
         Duration::from_secs(30),
+        true,
     )?;
-    if sync_groups_interval.is_zero() {
-        return Err(Error::usage(
-            "--sync-groups-interval must be greater than zero",
-        ));
-    }
     if sync_groups.is_some() && !origin_header {
         return Err(Error::usage(
             "--sync-groups needs the origin header: it cannot translate positions with --no-origin-header",
@@ -227,7 +233,7 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
         }
     }
 
-    let (max_bytes_per_sec, max_records_per_sec) = rate_limits(args, d)?;
+    let (max_bytes_per_sec, max_records_per_sec) = rate_limits(args, file)?;
     let config_exclude = if args.config_exclude.is_empty() {
         d.config_exclude.clone().unwrap_or_default()
     } else {
@@ -251,7 +257,7 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
         trust_group_positions: args.trust_group_positions
             || d.trust_group_positions.unwrap_or(false),
         until_caught_up: args.until_caught_up,
-        refresh_topics: refresh_topics(args, d)?,
+        refresh_topics: refresh_topics(args, file)?,
         start: args.start.or(d.start).unwrap_or_default(),
         on_gap: args.on_gap.or(d.on_gap).unwrap_or_default(),
         delivery_timeout,
@@ -278,7 +284,8 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
 /// `--refresh-topics`: a duration or `off`, 60s by default; only for continuous runs. The
 /// flag with `--until-caught-up` is refused (it would do nothing); the config file's default
 /// is simply not used by such runs, so one file serves cron and continuous runs alike.
-fn refresh_topics(args: &CopyArgs, d: &Defaults) -> Result<Option<Duration>> {
+fn refresh_topics(args: &CopyArgs, file: &FileConfig) -> Result<Option<Duration>> {
+    let d = &file.defaults;
     if args.until_caught_up {
         if let Some(s) = &args.refresh_topics {
             return Err(Error::usage(format!(
@@ -287,32 +294,33 @@ fn refresh_topics(args: &CopyArgs, d: &Defaults) -> Result<Option<Duration>> {
         }
         return Ok(None);
     }
-    let Some(s) = args.refresh_topics.as_ref().or(d.refresh_topics.as_ref()) else {
+    let Some((s, src)) = pick(args.refresh_topics.as_ref(), d.refresh_topics.as_ref()) else {
         return Ok(Some(Duration::from_secs(60)));
     };
     if s.trim() == "off" {
         return Ok(None);
     }
-    let every =
-        parse_duration(s).map_err(|e| Error::usage(format!("--refresh-topics '{s}': {e}")))?;
+    let every = parse_duration(s).map_err(|e| file.bad_value(src, "refresh-topics", s, &e))?;
     if every.is_zero() {
-        return Err(Error::usage(
-            "--refresh-topics must be greater than zero (or 'off')",
+        return Err(file.bad_setting(
+            src,
+            "refresh-topics",
+            "must be greater than zero (or 'off')",
         ));
     }
     Ok(Some(every))
 }
 
 /// `--max-bytes-per-sec` and `--max-records-per-sec`: positive when given.
-fn rate_limits(args: &CopyArgs, d: &Defaults) -> Result<(Option<u64>, Option<u64>)> {
-    let bytes = match args
-        .max_bytes_per_sec
-        .as_ref()
-        .or(d.max_bytes_per_sec.as_ref())
-    {
-        Some(s) => Some(
-            parse_size(s).map_err(|e| Error::usage(format!("--max-bytes-per-sec '{s}': {e}")))?,
-        ),
+fn rate_limits(args: &CopyArgs, file: &FileConfig) -> Result<(Option<u64>, Option<u64>)> {
+    let d = &file.defaults;
+    let bytes = match pick(
+        args.max_bytes_per_sec.as_ref(),
+        d.max_bytes_per_sec.as_ref(),
+    ) {
+        Some((s, src)) => {
+            Some(parse_size(s).map_err(|e| file.bad_value(src, "max-bytes-per-sec", s, &e))?)
+        }
         None => None,
     };
     let records = match (&args.max_records_per_sec, d.max_records_per_sec) {
@@ -337,18 +345,20 @@ pub fn cluster(file: &FileConfig, value: &str, flag: &str) -> Result<ClusterSpec
     if let Some(entry) = file.clusters.get(value) {
         if entry.bootstrap.trim().is_empty() {
             return Err(Error::usage(format!(
-                "config: clusters.{value}.bootstrap is empty"
+                "{}: is empty",
+                file.location(&["clusters", value, "bootstrap"])
             )));
         }
         let mut properties = Vec::new();
         for (k, v) in &entry.properties {
-            let path = format!("clusters.{value}.properties.{k}");
-            properties.push((k.clone(), property_value(v, &path)?));
+            let at = file.location(&["clusters", value, "properties", k]);
+            properties.push((k.clone(), property_value(v, &at)?));
         }
         let id = entry.id.as_deref().map(str::trim);
         if id.is_some_and(|i| i.is_empty() || i.contains('/')) {
             return Err(Error::usage(format!(
-                "config: clusters.{value}.id must be a non-empty name without '/'"
+                "{}: must be a non-empty name without '/'",
+                file.location(&["clusters", value, "id"])
             )));
         }
         return Ok(ClusterSpec {

@@ -106,7 +106,7 @@ fn issue_22_a_misspelt_key_names_the_one_meant() {
     let err = parse_file("defaults:\n  create-topic: true\n").unwrap_err();
     assert_eq!(
         err,
-        "defaults: unknown key `create-topic` at line 2 column 3: did you mean `create-topics`?"
+        "defaults.create-topic (line 2): unknown key: did you mean `create-topics`?"
     );
     let err = parse_file("clusters:\n  a:\n    bootstrp: h:1\n").unwrap_err();
     assert!(err.ends_with("did you mean `bootstrap`?"), "{err}");
@@ -120,4 +120,93 @@ fn unknown_cluster_names_the_known_ones() {
     let f = parse_file("clusters:\n  prod:\n    bootstrap: h:1\n").unwrap();
     let err = cluster(&f, "prdo", "--from").unwrap_err().to_string();
     assert!(err.contains("prdo") && err.contains("prod"), "{err}");
+}
+
+#[test]
+fn issue_22_the_line_of_a_key_as_the_yaml_parser_sees_it() {
+    let text = "# comment\nclusters:\n  a:\n    bootstrap: h:1\n    properties: {linger.ms: 5,\n      acks: all}\ndefaults:\n  \"timeout\": 5 seconds\n  topics: [a, b]\nflows:\n  x: {timeout: 1s}\n";
+    let at = |path: &[&str]| file::line_of(text, path);
+    assert_eq!(at(&["clusters", "a", "bootstrap"]), Some(4));
+    assert_eq!(at(&["clusters", "a", "properties", "acks"]), Some(6));
+    assert_eq!(at(&["defaults", "timeout"]), Some(8));
+    assert_eq!(at(&["defaults", "topics"]), Some(9));
+    assert_eq!(at(&["flows", "x", "timeout"]), Some(11));
+    assert_eq!(at(&["defaults", "group"]), None);
+    assert_eq!(at(&["clusters", "a", "bootstrap", "deeper"]), None);
+}
+
+#[test]
+fn issue_22_values_from_the_file_are_named_by_key_and_line() {
+    let text = "clusters:\n  prod:\n    bootstrap: h:1\ndefaults:\n  from: prod\n  to: prod\n  topics: t\n  commit-interval: 5 seconds\n  max-bytes-per-sec: 20 furlongs\n";
+    let f = parse_file(text).unwrap();
+    let err = resolve(&crate::cli::CopyArgs::default(), &f).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "config: defaults.commit-interval (line 8): '5 seconds': unknown unit 'seconds' (use ms, s, m or h)"
+    );
+    assert_eq!(err.exit(), crate::error::Exit::Usage);
+    let mut args = crate::cli::CopyArgs {
+        commit_interval: Some("5s".into()),
+        ..Default::default()
+    };
+    let err = resolve(&args, &f).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "config: defaults.max-bytes-per-sec (line 9): '20 furlongs': unknown unit 'furlongs' (use KiB, MiB, GiB, KB, MB or GB)"
+    );
+    // A flag is named as a flag.
+    args.max_bytes_per_sec = Some("3 furlongs".into());
+    let err = resolve(&args, &f).unwrap_err().to_string();
+    assert!(
+        err.starts_with("--max-bytes-per-sec '3 furlongs': "),
+        "{err}"
+    );
+}
+
+#[test]
+fn issue_22_a_flow_inherits_defaults_and_flags_win() {
+    let text = "clusters:\n  east:\n    bootstrap: e:1\n  west:\n    bootstrap: w:1\ndefaults:\n  from: east\n  to: west\n  guarantee: exactly-once\n  commit-interval: 7s\n  topics: t\nflows:\n  back:\n    from: west\n    to: east\n    topics: billing\n    rename: \"b.{topic}\"\n    commit-interval: 0s\n  orders-dr:\n    topics: orders\n";
+    let f = parse_file(text)
+        .unwrap()
+        .with_flow(Some("orders-dr"))
+        .unwrap();
+    let opts = resolve(&crate::cli::CopyArgs::default(), &f).unwrap();
+    assert_eq!(
+        (opts.from.name.as_str(), opts.to.name.as_str()),
+        ("east", "west")
+    );
+    assert_eq!(opts.guarantee, crate::options::Guarantee::ExactlyOnce);
+    assert_eq!(opts.commit_interval, std::time::Duration::from_secs(7));
+    assert!(opts.topics.matches("orders") && !opts.topics.matches("t"));
+    let f = parse_file(text).unwrap().with_flow(Some("back")).unwrap();
+    let mut args = crate::cli::CopyArgs::default();
+    let err = resolve(&args, &f).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "config: flows.back.commit-interval (line 18): must be greater than zero"
+    );
+    args.commit_interval = Some("1s".into());
+    args.ends.rename = Some("flag.{topic}".into());
+    let opts = resolve(&args, &f).unwrap();
+    assert_eq!(
+        (opts.from.name.as_str(), opts.rename.as_str()),
+        ("west", "flag.{topic}")
+    );
+    assert!(opts.topics.matches("billing"));
+    // An unknown flow: the known ones, and the one meant.
+    let err = parse_file(text)
+        .unwrap()
+        .with_flow(Some("orders_dr"))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "--flow 'orders_dr': no such flow in the config file (known: back, orders-dr); did you mean 'orders-dr'?"
+    );
+    let err = parse_file("defaults:\n  topics: t\n")
+        .unwrap()
+        .with_flow(Some("x"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("defines no flows"), "{err}");
 }

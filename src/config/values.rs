@@ -7,19 +7,20 @@ use crate::error::{Error, Result};
 
 /// YAML scalars become librdkafka strings; `${VAR}` takes a value from the environment and
 /// `${file:PATH}` from a file (systemd credentials, Kubernetes secrets), so secrets need not sit
-/// in the config file.
-pub(super) fn property_value(v: &serde_yaml::Value, path: &str) -> Result<String> {
+/// in the config file. `at` names the key (`FILE: clusters.a.properties.k (line L)`); errors
+/// never show the value.
+pub(super) fn property_value(v: &serde_yaml::Value, at: &str) -> Result<String> {
     let raw = match v {
         serde_yaml::Value::String(s) => s.clone(),
         serde_yaml::Value::Bool(b) => b.to_string(),
         serde_yaml::Value::Number(n) => n.to_string(),
         _ => {
             return Err(Error::usage(format!(
-                "config: {path} must be a string, number or boolean"
+                "{at}: must be a string, number or boolean"
             )))
         }
     };
-    expand(&raw).map_err(|why| Error::usage(format!("config: {path} refers to {why}")))
+    expand(&raw).map_err(|why| Error::usage(format!("{at}: refers to {why}")))
 }
 
 /// Replaces each `${VAR}` and `${file:PATH}`; the error names the reference, never a value.

@@ -66,6 +66,7 @@ impl Replicator {
             return Err(Error::usage(why.clone()));
         }
         let topics::Applied {
+            changes,
             routes,
             grown,
             mut warnings,
@@ -74,6 +75,7 @@ impl Replicator {
             index,
             size_limit,
         } = topics::apply(&opts, found)?;
+        announce(&progress, changes);
         positions::migrate(&opts, &settled)?;
         warnings.extend(settled.warnings);
         opts.group_is_default = false;
@@ -142,4 +144,13 @@ impl Replicator {
             Engine::Transactional(e) => e.run(stop),
         }
     }
+}
+
+/// One line per target topic created or grown (`--create-topics`), printed at once, and the
+/// same for the summary.
+pub(crate) fn announce(progress: &Counters, changes: topics::TargetChanges) {
+    for line in changes.lines() {
+        progress::say(&format!("kreplicate: {line}"));
+    }
+    progress.target_changed(changes);
 }

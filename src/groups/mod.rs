@@ -55,18 +55,18 @@ pub struct Request<'a> {
 }
 
 pub fn run(args: &GroupsArgs) -> Result<Exit> {
-    let (path, required) = config::config_path(args.ends.config.as_deref());
-    let file = config::load_file(path.as_deref(), required)?;
+    let file = config::load(&args.ends)?;
     let ends = config::endpoints(&args.ends, &file)?;
-    let timeout = match args.timeout.as_ref().or(file.defaults.timeout.as_ref()) {
-        Some(s) => {
-            config::parse_duration(s).map_err(|e| Error::usage(format!("--timeout '{s}': {e}")))?
+    let timeout = match config::pick(args.timeout.as_ref(), file.defaults.timeout.as_ref()) {
+        Some((s, src)) => {
+            let t = config::parse_duration(s).map_err(|e| file.bad_value(src, "timeout", s, &e))?;
+            if t.is_zero() {
+                return Err(file.bad_setting(src, "timeout", "must be greater than zero"));
+            }
+            t
         }
         None => Duration::from_secs(30),
     };
-    if timeout.is_zero() {
-        return Err(Error::usage("--timeout must be greater than zero"));
-    }
     let selection = Selection::parse(args.groups.as_deref(), "--groups")?;
     let report = translate(&Request {
         from: &ends.from,

@@ -27,8 +27,7 @@ use crate::topics::{self, TopicCheck};
 
 /// Runs `plan`; prints the plan (table on stdout, or one JSON object with `--json`).
 pub fn run(args: &CopyArgs) -> Result<Exit> {
-    let (path, required) = config::config_path(args.ends.config.as_deref());
-    let file = config::load_file(path.as_deref(), required)?;
+    let file = config::load(&args.ends)?;
     let mut opts = config::resolve(args, &file)?;
     // A real run refuses bad client properties before it connects.
     kafka::consumer_config(&opts)?;

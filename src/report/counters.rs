@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use super::changes::TargetChanges;
 use super::in_flight::{InFlight, Stall};
 
 #[derive(Debug)]
@@ -43,6 +44,8 @@ pub struct Counters {
     notices: Mutex<Vec<String>>,
     /// What the run waits for before it can copy (e.g. a group's assignment), if anything.
     waiting: Mutex<Option<String>>,
+    /// Target topics created and partitions added (`--create-topics`), for the summary.
+    changes: Mutex<TargetChanges>,
     live: Mutex<Live>,
     /// Records sent to the target and not yet acknowledged.
     in_flight: Mutex<InFlight>,
@@ -95,6 +98,15 @@ impl Counters {
 
     pub fn take_notices(&self) -> Vec<String> {
         std::mem::take(&mut *lock(&self.notices))
+    }
+
+    /// The run created target topics or added partitions.
+    pub fn target_changed(&self, changes: TargetChanges) {
+        lock(&self.changes).extend(changes);
+    }
+
+    pub fn target_changes(&self) -> TargetChanges {
+        lock(&self.changes).clone()
     }
 
     /// The read side waited `d` for a rate limit.
@@ -218,6 +230,7 @@ impl Default for Counters {
             throttled_us: AtomicU64::new(0),
             notices: Mutex::new(Vec::new()),
             waiting: Mutex::new(None),
+            changes: Mutex::new(TargetChanges::default()),
             live: Mutex::new(Live {
                 partitions: BTreeMap::new(),
                 seen: 0,

@@ -1,9 +1,11 @@
 //! What a run did: live counters (for the progress display and the metrics), and the summary
 //! printed at exit (the human line and the `--json` object).
 
+mod changes;
 mod counters;
 mod in_flight;
 
+pub use changes::{AddedPartitions, CreatedTopic, TargetChanges};
 pub use counters::{Copied, Counters, PartitionEnd};
 pub use in_flight::Stall;
 
@@ -92,6 +94,11 @@ pub struct Summary {
     pub from: Option<String>,
     pub to: Option<String>,
     pub group: Option<String>,
+    /// Target topics this run created with `--create-topics` (at start or when
+    /// `--refresh-topics` found a new source topic), with the configs it set.
+    pub created_topics: Vec<CreatedTopic>,
+    /// Partitions this run added to existing target topics (`--create-topics`).
+    pub added_partitions: Vec<AddedPartitions>,
     pub partitions: Vec<PartitionSummary>,
 }
 
@@ -167,6 +174,9 @@ impl Summary {
         summary.throttled_seconds = progress.throttled_seconds();
         summary.skipped = progress.skipped.load(Ordering::Relaxed);
         summary.unstamped = progress.unstamped.load(Ordering::Relaxed);
+        let changes = progress.target_changes();
+        summary.created_topics = changes.created;
+        summary.added_partitions = changes.grown;
         summary.partitions = positions
             .into_iter()
             .map(|((topic, partition), end)| PartitionSummary {
@@ -242,6 +252,8 @@ impl Summary {
             from: who.from.clone(),
             to: who.to.clone(),
             group: who.group.clone(),
+            created_topics: Vec::new(),
+            added_partitions: Vec::new(),
             partitions: Vec::new(),
         }
     }

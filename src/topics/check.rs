@@ -11,8 +11,8 @@ use super::access;
 use super::admin::{self, Admin};
 use super::drift::{compare_configs, LaterDrift};
 use super::{
-    cluster_ids, index, loops, metadata, same_cluster, select, wait_for, Metadata, Route,
-    TopicCheck,
+    cluster_ids, index, loops, metadata, same_cluster, select, wait_for, AddedPartitions,
+    CreatedTopic, Metadata, Route, TargetChanges, TopicCheck,
 };
 use crate::error::{Error, Result};
 use crate::kafka;
@@ -236,7 +236,7 @@ pub fn apply(opts: &RunOptions, found: Inspection) -> Result<Applied> {
         true => Some(stamp(opts, &found.ids)?),
         false => None,
     };
-    realise(opts, &found.topics, &found.target)?;
+    let changes = realise(opts, &found.topics, &found.target)?;
     let later = (!found.configs_compared).then(|| LaterDrift(found.topics.clone()));
     let targets: Vec<&str> = found
         .topics
@@ -254,6 +254,7 @@ pub fn apply(opts: &RunOptions, found: Inspection) -> Result<Applied> {
         (limits.join().ok().flatten(), index)
     });
     Ok(Applied {
+        changes,
         routes: found.routes(),
         grown: found.grown(),
         warnings: found.warnings,
@@ -286,6 +287,8 @@ pub fn identity(reported: &Option<String>, spec: &ClusterSpec, flag: &str) -> Re
 
 /// What [`apply`] leaves to the run.
 pub struct Applied {
+    /// Target topics created and partitions added (`--create-topics`).
+    pub changes: TargetChanges,
     pub routes: Vec<Route>,
     /// Source topic → the partitions its target had before this run added the others.
     pub grown: Vec<(String, i32)>,
@@ -302,31 +305,31 @@ pub struct Applied {
     pub size_limit: Option<u64>,
 }
 
-/// Creates the missing target topics of `topics` and, with `--sync-configs`, sets the
-/// source's values of differing configs.
-pub(super) fn realise(opts: &RunOptions, topics: &[TopicCheck], target: &Metadata) -> Result<()> {
+/// Creates the missing target topics of `topics` and adds the partitions the others lack
+/// and, with `--sync-configs`, sets the source's values of differing configs. Returns what
+/// it created and added.
+pub(super) fn realise(
+    opts: &RunOptions,
+    topics: &[TopicCheck],
+    target: &Metadata,
+) -> Result<TargetChanges> {
+    let mut changes = TargetChanges::default();
     let missing: Vec<&TopicCheck> = topics
         .iter()
         .filter(|t| t.target_partitions.is_none())
         .collect();
     if !missing.is_empty() {
-        create_topics(opts, &missing, target)?;
+        changes.created = create_topics(opts, &missing, target)?;
     }
-    let short: Vec<&Route> = topics
+    let short: Vec<(&Route, i32)> = topics
         .iter()
-        .filter(|t| t.target_partitions.is_some_and(|n| n < t.route.partitions))
-        .map(|t| &t.route)
+        .filter_map(|t| match t.target_partitions {
+            Some(n) if n < t.route.partitions => Some((&t.route, n)),
+            _ => None,
+        })
         .collect();
     if !short.is_empty() {
-        add_partitions(opts, &short, target)?;
-        for r in short {
-            log::info!(
-                "added partitions to target topic '{}': {} now, like source topic '{}'",
-                r.target,
-                r.partitions,
-                r.source
-            );
-        }
+        changes.grown = add_partitions(opts, &short, target)?;
     }
     if opts.sync_configs {
         let changes: BTreeMap<String, BTreeMap<String, String>> = topics
@@ -346,10 +349,16 @@ pub(super) fn realise(opts: &RunOptions, topics: &[TopicCheck], target: &Metadat
             );
         }
     }
-    Ok(())
+    Ok(changes)
 }
 
-fn create_topics(opts: &RunOptions, missing: &[&TopicCheck], target: &Metadata) -> Result<()> {
+/// Creates `missing`; returns the topics this run created (not those another client created
+/// meanwhile).
+fn create_topics(
+    opts: &RunOptions,
+    missing: &[&TopicCheck],
+    target: &Metadata,
+) -> Result<Vec<CreatedTopic>> {
     let admin: Admin = admin::admin(&opts.to, "target")?;
     let rf = opts.replication_factor.unwrap_or(-1);
     let new: Vec<NewTopic<'_>> = missing
@@ -371,9 +380,15 @@ fn create_topics(opts: &RunOptions, missing: &[&TopicCheck], target: &Metadata) 
             ))
         })?
         .map_err(|e| Error::failed(format!("cannot create target topics: {e}")))?;
+    let mut created = Vec::new();
     for r in results {
-        if let Err((topic, code)) = r {
-            if code != RDKafkaErrorCode::TopicAlreadyExists {
+        let topic = match r {
+            Ok(topic) => topic,
+            Err((topic, RDKafkaErrorCode::TopicAlreadyExists)) => {
+                log::info!("target topic '{topic}' was created meanwhile by another client");
+                continue;
+            }
+            Err((topic, code)) => {
                 let configs = missing
                     .iter()
                     .find(|t| t.route.target == topic)
@@ -393,6 +408,13 @@ fn create_topics(opts: &RunOptions, missing: &[&TopicCheck], target: &Metadata) 
                     "cannot create target topic '{topic}': {code}{configs}"
                 )));
             }
+        };
+        if let Some(t) = missing.iter().find(|t| t.route.target == topic) {
+            created.push(CreatedTopic {
+                topic,
+                partitions: t.route.partitions,
+                configs: t.create_configs.clone(),
+            });
         }
     }
     // Wait until metadata shows every new topic with all its partitions.
@@ -401,26 +423,32 @@ fn create_topics(opts: &RunOptions, missing: &[&TopicCheck], target: &Metadata) 
         .map(|m| (m.route.target.as_str(), m.route.partitions))
         .collect();
     wait_for(target, &want, opts.timeout)
-        .map_err(|e| Error::failed(format!("created target topics: {e}")))
+        .map_err(|e| Error::failed(format!("created target topics: {e}")))?;
+    Ok(created)
 }
 
-/// CreatePartitions on the target up to each route's count (Apache Kafka; tansu answers
-/// UNSUPPORTED_FEATURE), then waits until the target's metadata shows them. An error is
-/// exit 1: a rerun after the target was grown by hand succeeds.
-pub(super) fn add_partitions(opts: &RunOptions, grow: &[&Route], target: &Metadata) -> Result<()> {
+/// CreatePartitions on the target up to each route's count from the count it has (`grow`
+/// pairs them; Apache Kafka; tansu answers UNSUPPORTED_FEATURE), then waits until the
+/// target's metadata shows them. An error is exit 1: a rerun after the target was grown by
+/// hand succeeds.
+pub(super) fn add_partitions(
+    opts: &RunOptions,
+    grow: &[(&Route, i32)],
+    target: &Metadata,
+) -> Result<Vec<AddedPartitions>> {
     let failed = |r: &Route, why: &dyn std::fmt::Display| {
         Error::failed(format!(
             "source topic '{}' has {} partitions and target topic '{}' could not follow: {why}; add partitions to the target, then run again",
             r.source, r.partitions, r.target
         ))
     };
-    let Some(first) = grow.first() else {
-        return Ok(());
+    let Some((first, _)) = grow.first() else {
+        return Ok(Vec::new());
     };
     let admin = admin::admin(&opts.to, "target")?;
     let new: Vec<NewPartitions<'_>> = grow
         .iter()
-        .map(|r| NewPartitions::new(&r.target, r.partitions as usize))
+        .map(|(r, _)| NewPartitions::new(&r.target, r.partitions as usize))
         .collect();
     let admin_opts = AdminOptions::new().operation_timeout(Some(opts.timeout));
     let results = admin::block_on(admin.create_partitions(&new, &admin_opts), opts.timeout)
@@ -428,15 +456,26 @@ pub(super) fn add_partitions(opts: &RunOptions, grow: &[&Route], target: &Metada
         .map_err(|e| failed(first, &e))?;
     for res in results {
         if let Err((topic, code)) = res {
-            let r = grow.iter().find(|r| r.target == topic).unwrap_or(first);
+            let r = grow
+                .iter()
+                .find(|(r, _)| r.target == topic)
+                .map_or(*first, |(r, _)| *r);
             return Err(failed(r, &code));
         }
     }
     let want: Vec<(&str, i32)> = grow
         .iter()
-        .map(|r| (r.target.as_str(), r.partitions))
+        .map(|(r, _)| (r.target.as_str(), r.partitions))
         .collect();
-    wait_for(target, &want, opts.timeout).map_err(|e| failed(first, &e))
+    wait_for(target, &want, opts.timeout).map_err(|e| failed(first, &e))?;
+    Ok(grow
+        .iter()
+        .map(|(r, had)| AddedPartitions {
+            topic: r.target.clone(),
+            added: r.partitions - had,
+            partitions: r.partitions,
+        })
+        .collect())
 }
 
 #[cfg(test)]

@@ -11,8 +11,8 @@ use std::collections::{BTreeSet, HashMap};
 
 use super::check::{add_partitions, own_records, realise};
 use super::drift::compare_configs;
-use super::TopicCheck;
 use super::{cluster_ids, loops, metadata, same_cluster, Route};
+use super::{TargetChanges, TopicCheck};
 use crate::error::{Error, Result};
 use crate::options::{RunOptions, TopicSelection};
 
@@ -120,6 +120,8 @@ pub struct Refresh {
     pub warnings: Vec<String>,
     /// The smallest `max.message.bytes` of the new target topics, where the target says.
     pub size_limit: Option<u64>,
+    /// Target topics created and partitions added (`--create-topics`).
+    pub changes: TargetChanges,
 }
 
 /// Looks at both clusters and decides what to copy from now on. `skipped` holds topics
@@ -196,8 +198,9 @@ pub fn refresh(
         out.changed = true;
     }
     for r in &found.grown {
-        out.warnings
-            .push(follow_growth(opts, r, &target, &target_meta)?);
+        let (notice, changes) = follow_growth(opts, r, &target, &target_meta)?;
+        out.warnings.push(notice);
+        out.changes.extend(changes);
         if let Some(x) = out.routes.iter_mut().find(|x| x.source == r.source) {
             x.partitions = r.partitions;
         }
@@ -233,7 +236,7 @@ pub fn refresh(
     if !checks.is_empty() {
         out.warnings
             .extend(compare_configs(opts, &mut checks, false)?);
-        realise(opts, &checks, &target_meta)?;
+        out.changes.extend(realise(opts, &checks, &target_meta)?);
         let targets: Vec<&str> = checks.iter().map(|c| c.route.target.as_str()).collect();
         out.size_limit = super::limits::smallest(&opts.to, &target_meta, &targets, opts.timeout);
         for c in checks {
@@ -257,31 +260,38 @@ pub fn refresh(
 }
 
 /// Makes the target follow a source topic that grew to `r.partitions` (it has as many, or
-/// gets them with `--create-topics`), else the run stops; returns the notice.
+/// gets them with `--create-topics`), else the run stops; returns the notice and the
+/// partitions added.
 fn follow_growth(
     opts: &RunOptions,
     r: &Route,
     target: &HashMap<String, i32>,
     target_meta: &super::Metadata,
-) -> Result<String> {
+) -> Result<(String, TargetChanges)> {
     let have = target.get(&r.target).copied().unwrap_or_default();
+    let mut changes = TargetChanges::default();
     match growth(r, have, opts.create_topics) {
         Growth::Follow => {}
-        Growth::AddPartitions => add_partitions(opts, &[r], target_meta)?,
+        Growth::AddPartitions => changes.grown = add_partitions(opts, &[(r, have)], target_meta)?,
         Growth::Stop(why) => return Err(Error::failed(why)),
     }
-    Ok(format!(
+    let notice = format!(
         "source topic '{}' grew to {} partitions: copying them all",
         r.source, r.partitions
-    ))
+    );
+    Ok((notice, changes))
 }
 
 /// The growth check for source partitions the group assigned before a refresh saw them
 /// (librdkafka's own metadata refresh rebalanced it): `routes` with more partitions than the
 /// run knows (at least up to the assigned ones) are followed as at a refresh. Returns the
-/// routes with their new counts and the notices; nothing when a cluster does not answer (the
-/// record's send then waits for its target partition, as for a target grown by hand).
-pub fn follow_assigned(opts: &RunOptions, routes: &[Route]) -> Result<(Vec<Route>, Vec<String>)> {
+/// routes with their new counts, the notices and the partitions added; nothing when a cluster
+/// does not answer (the record's send then waits for its target partition, as for a target
+/// grown by hand).
+pub fn follow_assigned(
+    opts: &RunOptions,
+    routes: &[Route],
+) -> Result<(Vec<Route>, Vec<String>, TargetChanges)> {
     let looked = metadata(&opts.from, "source", "--from", opts.timeout)
         .and_then(|s| Ok((s, metadata(&opts.to, "target", "--to", opts.timeout)?)));
     let ((_, source), (target_meta, target)) = match looked {
@@ -292,6 +302,7 @@ pub fn follow_assigned(opts: &RunOptions, routes: &[Route]) -> Result<(Vec<Route
         }
     };
     let (mut grown, mut notices) = (Vec::new(), Vec::new());
+    let mut changes = TargetChanges::default();
     for r in routes {
         let partitions = source
             .get(&r.source)
@@ -302,10 +313,12 @@ pub fn follow_assigned(opts: &RunOptions, routes: &[Route]) -> Result<(Vec<Route
             partitions,
             ..r.clone()
         };
-        notices.push(follow_growth(opts, &r, &target, &target_meta)?);
+        let (notice, added) = follow_growth(opts, &r, &target, &target_meta)?;
+        notices.push(notice);
+        changes.extend(added);
         grown.push(r);
     }
-    Ok((grown, notices))
+    Ok((grown, notices, changes))
 }
 
 #[cfg(test)]

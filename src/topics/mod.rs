@@ -37,6 +37,7 @@ use rdkafka::error::KafkaError;
 use crate::error::{Error, Result};
 use crate::kafka;
 use crate::options::{ClusterSpec, RunOptions, TopicSelection};
+pub use crate::report::{AddedPartitions, CreatedTopic, TargetChanges};
 use crate::shard::Shard;
 
 /// One selected topic as a run would find it.
@@ -288,6 +289,41 @@ pub(crate) fn same_cluster(opts: &RunOptions, ids: &(Option<String>, Option<Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn issue_22_create_topics_says_what_it_created() {
+        let changes = TargetChanges {
+            created: vec![
+                CreatedTopic {
+                    topic: "events".into(),
+                    partitions: 2,
+                    configs: [
+                        ("retention.ms".to_string(), "7200000".to_string()),
+                        ("cleanup.policy".to_string(), "compact".to_string()),
+                    ]
+                    .into(),
+                },
+                CreatedTopic {
+                    topic: "one".into(),
+                    partitions: 1,
+                    configs: BTreeMap::new(),
+                },
+            ],
+            grown: vec![AddedPartitions {
+                topic: "orders".into(),
+                added: 2,
+                partitions: 4,
+            }],
+        };
+        assert_eq!(
+            changes.lines(),
+            [
+                "created topic 'events' (2 partitions, cleanup.policy=compact, retention.ms=7200000)",
+                "created topic 'one' (1 partition)",
+                "added 2 partitions to 'orders' (now 4)",
+            ]
+        );
+    }
 
     #[test]
     fn issue_22_a_missing_topic_that_looks_like_a_regex_says_how_to_write_one() {

@@ -97,8 +97,7 @@ struct Options {
 }
 
 fn resolve(args: &VerifyArgs) -> Result<Options> {
-    let (path, required) = config::config_path(args.ends.config.as_deref());
-    let file = config::load_file(path.as_deref(), required)?;
+    let file = config::load(&args.ends)?;
     let d = &file.defaults;
     let config::Endpoints {
         from,
@@ -116,15 +115,16 @@ fn resolve(args: &VerifyArgs) -> Result<Options> {
             }
         }
     }
-    let timeout = match args.timeout.as_ref().or(d.timeout.as_ref()) {
-        Some(s) => {
-            config::parse_duration(s).map_err(|e| Error::usage(format!("--timeout '{s}': {e}")))?
+    let timeout = match config::pick(args.timeout.as_ref(), d.timeout.as_ref()) {
+        Some((s, src)) => {
+            let t = config::parse_duration(s).map_err(|e| file.bad_value(src, "timeout", s, &e))?;
+            if t.is_zero() {
+                return Err(file.bad_setting(src, "timeout", "must be greater than zero"));
+            }
+            t
         }
         None => Duration::from_secs(30),
     };
-    if timeout.is_zero() {
-        return Err(Error::usage("--timeout must be greater than zero"));
-    }
     Ok(Options {
         from,
         to,

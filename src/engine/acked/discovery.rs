@@ -55,6 +55,7 @@ impl Acked {
                 return false;
             }
         };
+        crate::engine::announce(&self.shared.progress, found.changes);
         for w in found.warnings {
             self.shared.progress.notice(w);
         }
@@ -127,7 +128,8 @@ pub(super) fn follow_assigned(
         return true;
     }
     match topics::follow_assigned(opts, &beyond) {
-        Ok((grown, notices)) => {
+        Ok((grown, notices, changes)) => {
+            crate::engine::announce(&shared.progress, changes);
             for g in grown {
                 if let Some(r) = routes.iter_mut().find(|r| r.source == g.source) {
                     r.partitions = g.partitions;

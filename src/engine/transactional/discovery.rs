@@ -33,6 +33,7 @@ impl Exactly {
                 return false;
             }
         };
+        crate::engine::announce(&self.progress, found.changes);
         for w in found.warnings {
             self.progress.notice(w);
         }
