@@ -41,6 +41,18 @@ fn assert_no_secret(run: &Run) {
     }
 }
 
+/// The metrics a run wrote (`--metrics-file`) show no password either.
+fn assert_no_secret_in(metrics: &Path) {
+    let text = fs::read_to_string(metrics).expect("the metrics file");
+    assert!(text.contains("run_info"), "no metrics: {text}");
+    for secret in [SOURCE_PASSWORD, TARGET_PASSWORD] {
+        assert!(
+            !text.contains(secret),
+            "the metrics show a password: {text}"
+        );
+    }
+}
+
 /// The config file of the README's "Secured clusters" section, as tested.
 fn config(source: &Kafka, target: &Kafka, password_file: &Path) -> String {
     format!(
@@ -120,11 +132,20 @@ fn issue_19_copy_plan_verify_and_groups_over_sasl_ssl_and_sasl_plaintext() {
     assert_eq!(plan.code, 0, "{plan:?}");
     assert_eq!(plan.json()["records_to_copy"], 400, "{}", plan.stdout);
 
+    let metrics = dir.join("metrics.prom");
     let copy = with(
         &[],
-        &["--create-topics", "--until-caught-up", "--json", "-vv"],
+        &[
+            "--create-topics",
+            "--until-caught-up",
+            "--json",
+            "-vv",
+            "--metrics-file",
+            metrics.to_str().unwrap(),
+        ],
     );
     assert_eq!(copy.code, 0, "{}", copy.stderr);
+    assert_no_secret_in(&metrics);
     assert_eq!(copy.json()["records"], 400);
     // -vv with debug=security,broker: librdkafka's TLS and SASL steps are in the log.
     assert!(copy.stderr.contains("SCRAM-SHA-512"), "no SASL debug lines");
@@ -264,7 +285,10 @@ fn issue_19_refused_credentials_and_certificates_are_one_line_and_exit_2() {
             "{case}: {}",
             lines[0]
         );
-        assert!(!run.stderr.contains(SOURCE_PASSWORD) && !run.stderr.contains("not-the-password"));
+        assert_no_secret(&run);
+        assert!(
+            !run.stderr.contains("not-the-password") && !run.stdout.contains("not-the-password")
+        );
         assert!(
             took < Duration::from_secs(20),
             "{case}: took {took:?}, the whole --timeout"
@@ -402,8 +426,17 @@ fn issue_19_a_missing_permission_is_refused_before_copying_as_the_acl_to_add() {
             &group,
         ],
     );
-    let copy = run(&[]);
+    let metrics = dir.join("metrics.prom");
+    let copy = run(&[
+        "-vv",
+        "-X",
+        "debug=security,broker",
+        "--metrics-file",
+        metrics.to_str().unwrap(),
+    ]);
     assert_eq!(copy.code, 0, "{}", copy.stderr);
+    assert!(copy.stderr.contains("SCRAM-SHA-512"), "no SASL debug lines");
+    assert_no_secret_in(&metrics);
     assert_eq!(copy.json()["records"], 60);
     kr::assert_complete(&a.internal(), &b.bootstrap, &topic, &topic, 2);
 }
