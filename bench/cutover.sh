@@ -50,6 +50,8 @@ LOAD="${CARGO_TARGET_DIR:-$REPO/target}/release/examples/load"
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/kreplicate-cutover.XXXXXX")"
 export KREPLICATE_KAFKA_HOME="$WORK/kafka"
+# A JVM start on a busy machine can take minutes.
+export KREPLICATE_KAFKA_START_TIMEOUT="${KREPLICATE_KAFKA_START_TIMEOUT:-300}"
 PIDS=()
 STATUS=1
 # shellcheck disable=SC2317  # invoked by the EXIT trap

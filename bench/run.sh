@@ -137,6 +137,8 @@ for b in "$KR" "$LOAD" "$RAW"; do [ -x "$b" ] || die "missing $b (build first)";
 # --- brokers ---------------------------------------------------------------------------------
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/kreplicate-bench.XXXXXX")"
 export KREPLICATE_KAFKA_HOME="$WORK/kafka"
+# A JVM start on a busy machine can take minutes.
+export KREPLICATE_KAFKA_START_TIMEOUT="${KREPLICATE_KAFKA_START_TIMEOUT:-300}"
 STATUS=1
 MM2_PID=""
 

@@ -302,10 +302,17 @@ fn wait_end(bootstrap: &str, topic: &str, records: i64, timeout: Duration) -> An
         // The topic may not exist yet (a replicator creates it).
         let total = match partition_count(&c, topic) {
             Ok(Some(n)) => {
+                // A topic just created may have no leader yet: not an error, not yet there.
                 let mut sum = 0i64;
                 for p in 0..n {
-                    let (_, high) = c.fetch_watermarks(topic, p, Duration::from_secs(10))?;
-                    sum += high;
+                    match c.fetch_watermarks(topic, p, Duration::from_secs(10)) {
+                        Ok((_, high)) => sum += high,
+                        Err(e) => {
+                            eprintln!("load wait: {topic} [{p}]: {e} (retrying)");
+                            sum = -1;
+                            break;
+                        }
+                    }
                 }
                 sum
             }
