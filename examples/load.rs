@@ -97,6 +97,51 @@ enum Cmd {
         max: i64,
         #[arg(long)]
         seed: Option<u64>,
+        /// With --seed: one position in ten at 0 and one in ten at --max (the ends)
+        #[arg(long)]
+        edges: bool,
+    },
+    /// Wait until the topic's partitions hold --records records in all (sum of the high
+    /// watermarks: readable by a consumer); exit 1 after --timeout seconds
+    Wait {
+        #[arg(long)]
+        bootstrap: String,
+        #[arg(long)]
+        topic: String,
+        #[arg(long)]
+        records: i64,
+        #[arg(long, default_value_t = 600)]
+        timeout: u64,
+    },
+    /// Read every partition from the beginning to EOF; print, per partition, the record ids
+    /// (the number in each key `produce` wrote) in offset order, as JSON
+    Dump {
+        #[arg(long)]
+        bootstrap: String,
+        #[arg(long)]
+        topic: String,
+        #[arg(long, default_value_t = 60)]
+        idle_timeout: u64,
+    },
+    /// Poll the committed positions of groups PREFIX000.. on the given topics until every one is
+    /// set and none has changed for --stable seconds; print each final position and the seconds
+    /// from the start until it first held that value, as JSON
+    Watch {
+        #[arg(long)]
+        bootstrap: String,
+        /// Topic (repeatable)
+        #[arg(long = "topic", required = true)]
+        topics: Vec<String>,
+        #[arg(long)]
+        partitions: i32,
+        #[arg(long)]
+        group: String,
+        #[arg(long)]
+        groups: u32,
+        #[arg(long, default_value_t = 10.0)]
+        stable: f64,
+        #[arg(long, default_value_t = 900)]
+        timeout: u64,
     },
     /// List the topics of a cluster with their partition counts
     Topics {
@@ -153,8 +198,37 @@ fn main() -> ExitCode {
             position,
             max,
             seed,
+            edges,
         } => commit(
-            &bootstrap, &topic, partitions, &group, groups, position, max, seed,
+            &bootstrap, &topic, partitions, &group, groups, position, max, seed, edges,
+        ),
+        Cmd::Wait {
+            bootstrap,
+            topic,
+            records,
+            timeout,
+        } => wait_end(&bootstrap, &topic, records, Duration::from_secs(timeout)),
+        Cmd::Dump {
+            bootstrap,
+            topic,
+            idle_timeout,
+        } => dump(&bootstrap, &topic, Duration::from_secs(idle_timeout)),
+        Cmd::Watch {
+            bootstrap,
+            topics,
+            partitions,
+            group,
+            groups,
+            stable,
+            timeout,
+        } => watch(
+            &bootstrap,
+            &topics,
+            partitions,
+            &group,
+            groups,
+            Duration::from_secs_f64(stable),
+            Duration::from_secs(timeout),
         ),
         Cmd::Topics { bootstrap } => list_topics(&bootstrap),
         Cmd::Delete { bootstrap, topics } => delete_topics(&bootstrap, &topics),
@@ -178,10 +252,11 @@ fn commit(
     position: Option<i64>,
     max: i64,
     seed: Option<u64>,
+    edges: bool,
 ) -> AnyResult<()> {
     let names: Vec<String> = match groups {
         None => vec![group.to_string()],
-        Some(n) => (0..n).map(|i| format!("{group}{i:03}")).collect(),
+        Some(n) => group_names(group, n),
     };
     let mut x = seed.unwrap_or(1) | 1;
     for name in names {
@@ -198,7 +273,11 @@ fn commit(
                     x ^= x << 13;
                     x ^= x >> 7;
                     x ^= x << 17;
-                    (x % (max as u64 + 1)) as i64
+                    match x % 10 {
+                        0 if edges => 0,
+                        1 if edges => max,
+                        _ => (x % (max as u64 + 1)) as i64,
+                    }
                 }
                 (None, None) => bail!("give --position or --seed"),
             };
@@ -207,6 +286,173 @@ fn commit(
         c.commit(&tpl, rdkafka::consumer::CommitMode::Sync)
             .with_context(|| format!("commit for {name}"))?;
     }
+    Ok(())
+}
+
+fn group_names(prefix: &str, n: u32) -> Vec<String> {
+    (0..n).map(|i| format!("{prefix}{i:03}")).collect()
+}
+
+fn wait_end(bootstrap: &str, topic: &str, records: i64, timeout: Duration) -> AnyResult<()> {
+    let c: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .create()?;
+    let started = Instant::now();
+    loop {
+        // The topic may not exist yet (a replicator creates it).
+        let total = match partition_count(&c, topic) {
+            Ok(Some(n)) => {
+                // A topic just created may have no leader yet: not an error, not yet there.
+                let mut sum = 0i64;
+                for p in 0..n {
+                    match c.fetch_watermarks(topic, p, Duration::from_secs(10)) {
+                        Ok((_, high)) => sum += high,
+                        Err(e) => {
+                            eprintln!("load wait: {topic} [{p}]: {e} (retrying)");
+                            sum = -1;
+                            break;
+                        }
+                    }
+                }
+                sum
+            }
+            _ => 0,
+        };
+        if total >= records {
+            return Ok(());
+        }
+        if started.elapsed() > timeout {
+            bail!("{topic} holds {total} of {records} records after {timeout:?}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn dump(bootstrap: &str, topic: &str, idle: Duration) -> AnyResult<()> {
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set(
+            "group.id",
+            format!("kreplicate-bench-dump-{}", std::process::id()),
+        )
+        .set("enable.auto.commit", "false")
+        .set("enable.partition.eof", "true")
+        .set("isolation.level", "read_committed")
+        .create()?;
+    let n =
+        partition_count(&consumer, topic)?.with_context(|| format!("topic {topic} not found"))?;
+    let mut tpl = TopicPartitionList::new();
+    for p in 0..n {
+        tpl.add_partition_offset(topic, p, Offset::Beginning)?;
+    }
+    consumer.assign(&tpl)?;
+    // Per partition: (offset, id) in offset order; the offset maps a committed position to ids.
+    let mut parts: Vec<Vec<(i64, i64)>> = vec![Vec::new(); n as usize];
+    let mut eof = vec![false; n as usize];
+    let mut open = n as usize;
+    let mut last_event = Instant::now();
+    while open > 0 {
+        match consumer.poll(Duration::from_millis(200)) {
+            Some(Ok(m)) => {
+                last_event = Instant::now();
+                let id = m
+                    .key()
+                    .and_then(|k| std::str::from_utf8(k.get(1..)?).ok()?.parse::<i64>().ok())
+                    .unwrap_or(-1);
+                parts[m.partition() as usize].push((m.offset(), id));
+            }
+            Some(Err(KafkaError::PartitionEOF(p))) => {
+                last_event = Instant::now();
+                if !eof[p as usize] {
+                    eof[p as usize] = true;
+                    open -= 1;
+                }
+            }
+            Some(Err(e)) => eprintln!("load dump: warning: {e}"),
+            None => {
+                if last_event.elapsed() > idle {
+                    bail!("no progress for {idle:?} reading {topic}");
+                }
+            }
+        }
+    }
+    println!(
+        "{}",
+        serde_json::json!({ "topic": topic, "partitions": parts })
+    );
+    Ok(())
+}
+
+fn watch(
+    bootstrap: &str,
+    topics: &[String],
+    partitions: i32,
+    prefix: &str,
+    groups: u32,
+    stable: Duration,
+    timeout: Duration,
+) -> AnyResult<()> {
+    let names = group_names(prefix, groups);
+    let mut consumers = Vec::with_capacity(names.len());
+    for name in &names {
+        let c: BaseConsumer = ClientConfig::new()
+            .set("bootstrap.servers", bootstrap)
+            .set("group.id", name)
+            .set("enable.auto.commit", "false")
+            .create()?;
+        consumers.push(c);
+    }
+    let mut tpl = TopicPartitionList::new();
+    for t in topics {
+        for p in 0..partitions {
+            tpl.add_partition(t, p);
+        }
+    }
+    // (group, topic, partition) -> (offset, seconds from start when it first held it)
+    let mut last: std::collections::BTreeMap<(String, String, i32), (i64, f64)> =
+        std::collections::BTreeMap::new();
+    let started = Instant::now();
+    let mut changed = Instant::now();
+    let want = names.len() * topics.len() * partitions as usize;
+    loop {
+        for (name, c) in names.iter().zip(&consumers) {
+            let got = match c.committed_offsets(tpl.clone(), Duration::from_secs(10)) {
+                Ok(got) => got,
+                Err(e) => {
+                    eprintln!("load watch: warning: {name}: {e}");
+                    continue;
+                }
+            };
+            let now = started.elapsed().as_secs_f64();
+            for e in got.elements() {
+                if let Offset::Offset(o) = e.offset() {
+                    let k = (name.clone(), e.topic().to_string(), e.partition());
+                    if last.get(&k).map(|v| v.0) != Some(o) {
+                        last.insert(k, (o, now));
+                        changed = Instant::now();
+                    }
+                }
+            }
+        }
+        if last.len() == want && changed.elapsed() >= stable {
+            break;
+        }
+        if started.elapsed() > timeout {
+            eprintln!(
+                "load watch: {} of {want} group-partitions set after {timeout:?}",
+                last.len()
+            );
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    let rows: Vec<_> = last
+        .iter()
+        .map(|((g, t, p), (o, s))| {
+            serde_json::json!({"group": g, "topic": t, "partition": p, "offset": o, "seconds": s})
+        })
+        .collect();
+    println!("{}", serde_json::json!({ "rows": rows }));
     Ok(())
 }
 
