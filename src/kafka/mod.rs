@@ -94,6 +94,13 @@ fn check(
                 "{side} property '{key}': the cooperative protocol is not supported; use range or roundrobin"
             )));
         }
+        // KIP-848 hands partitions out a few at a time, as the cooperative protocol does; the
+        // rebalance handling assigns them in one step (librdkafka: "Erroneous state").
+        if key == "group.protocol" && value.trim().eq_ignore_ascii_case("consumer") {
+            return Err(Error::usage(format!(
+                "{side} property '{key}=consumer' (KIP-848) is not supported yet: kreplicate's group membership needs the classic protocol; remove it"
+            )));
+        }
     }
     Ok(())
 }
@@ -362,6 +369,26 @@ mod tests {
             "{note}"
         );
         assert_eq!(c.get("message.max.bytes"), Some("1200"));
+    }
+
+    #[test]
+    fn issue_20_the_consumer_group_protocol_is_refused_until_it_is_supported() {
+        let refused = |props: &[(&str, &str)]| {
+            check(
+                &spec(props),
+                "source",
+                "-X",
+                CONSUMER_OWNED,
+                ALO_CONSUMER,
+                Guarantee::AtLeastOnce,
+            )
+        };
+        for value in ["consumer", " Consumer"] {
+            let err = refused(&[("group.protocol", value)]).unwrap_err();
+            assert_eq!(err.exit(), crate::error::Exit::Usage);
+            assert!(err.to_string().contains("group.protocol=consumer"), "{err}");
+        }
+        assert!(refused(&[("group.protocol", "classic")]).is_ok());
     }
 
     #[test]
