@@ -1,6 +1,7 @@
 //! The progress display: drawn on a terminal, absent (no escape codes) when piped.
 
 use std::process::Command;
+use std::time::{Duration, Instant};
 
 use crate::common::{self, Kafka};
 use crate::kr::{self, FAST_GROUP};
@@ -24,17 +25,32 @@ fn progress_is_drawn_on_a_terminal_and_absent_when_piped() {
     .map(|s| s.to_string())
     .collect();
     args.extend(FAST_GROUP.iter().map(|s| s.to_string()));
-    // A continuous run on a pseudo-terminal (script(1)), stopped after the display has drawn.
+    // A continuous run on a pseudo-terminal (script(1)), stopped once every record is committed
+    // and the display has had time to draw it (a fixed 4 s was a guess at both).
+    let pid_file = common::scratch_dir().join(format!("tty-{}.pid", std::process::id()));
+    let _ = std::fs::remove_file(&pid_file);
     let cmd = format!(
-        "{} {} --group tty & pid=$!; sleep 4; kill -INT $pid; wait $pid",
+        "{} {} --group tty & echo $! > {}; wait $!",
         env!("CARGO_BIN_EXE_kreplicate"),
-        args.join(" ")
+        args.join(" "),
+        pid_file.display()
     );
-    let out = Command::new("script")
+    let script = Command::new("script")
         .args(["-qec", &cmd, "/dev/null"])
         .env_remove("KREPLICATE_CONFIG")
-        .output()
+        .stdout(std::process::Stdio::piped())
+        .spawn()
         .expect("script(1) from util-linux");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while common::committed(&a.bootstrap, "tty", "t", 2) != [1000, 1000] {
+        assert!(Instant::now() < deadline, "no full commit in 60 s");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_secs(1));
+    let pid = std::fs::read_to_string(&pid_file).expect("kreplicate's pid");
+    let killed = Command::new("kill").args(["-INT", pid.trim()]).status();
+    assert!(killed.is_ok_and(|s| s.success()), "kill -INT {pid}");
+    let out = script.wait_with_output().expect("script(1)'s output");
     let tty = String::from_utf8_lossy(&out.stdout);
     assert!(
         tty.contains('\x1b'),
@@ -65,19 +81,22 @@ fn progress_is_drawn_on_a_terminal_and_absent_when_piped() {
 /// over RUST_LOG.
 #[test]
 fn issue_10_without_a_terminal_lines_are_time_stamped_and_show_progress() {
-    let (a, b) = Kafka::pair("lines-a", "lines-b");
-    common::create_topic(&a.bootstrap, "t", 2);
-    common::create_topic(&b.bootstrap, "t", 2);
-    common::produce(&a.bootstrap, "t", &kr::records(500, 2, "l"));
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let n = common::unique("lines");
+    let t = &format!("{n}.t");
+    let g = &format!("{n}.lines");
+    common::create_topic(&a.bootstrap, t, 2);
+    common::create_topic(&b.bootstrap, t, 2);
+    common::produce(&a.bootstrap, t, &kr::records(500, 2, "l"));
     let mut args = vec![
         "--from",
         a.bootstrap.as_str(),
         "--to",
         b.bootstrap.as_str(),
         "--topics",
-        "t",
+        t,
         "--group",
-        "lines",
+        g,
         "--commit-interval",
         "500ms",
         "-v",
@@ -87,7 +106,17 @@ fn issue_10_without_a_terminal_lines_are_time_stamped_and_show_progress() {
         .env("RUST_LOG", "debug")
         .spawn()
         .expect("spawn kreplicate");
-    std::thread::sleep(std::time::Duration::from_secs(4));
+    // Stopped once every record is committed and the next progress lines (one per 500 ms
+    // commit interval) had time to say so: a fixed 4 s was too short on a loaded machine.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while common::committed(&a.bootstrap, g, t, 2) != [250, 250] {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no full commit in 60 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    std::thread::sleep(std::time::Duration::from_secs(2));
     kr::signal(&child, "INT");
     let run = kr::wait(child, std::time::Duration::from_secs(30));
     assert_eq!(run.code, 0, "{run:?}");
