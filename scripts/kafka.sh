@@ -26,6 +26,7 @@
 #
 # Env: KREPLICATE_KAFKA_HOME (default REPO/.cache/kafka/run) holds one DIR per NAME;
 #      KREPLICATE_KAFKA_LIBS overrides the jar folder; KAFKA_HEAP_OPTS the JVM's heap flags;
+#      KREPLICATE_KAFKA_JVM_OPTS more JVM flags for the broker (the tests: -XX:TieredStopAtLevel=1);
 #      KREPLICATE_KAFKA_START_TIMEOUT seconds to wait for a start (default 60).
 # Exit codes: 0 done; 1 the broker did not start (its log's tail is printed); 2 bad usage.
 set -euo pipefail
@@ -151,7 +152,7 @@ launch() { # start the JVM for DIR in its own session, detached from this shell
     local dir="$1"
     : >"$dir/server.log"
     # shellcheck disable=SC2086
-    setsid java ${KAFKA_HEAP_OPTS:--Xmx512m -Xms512m} -XX:+UseG1GC -Djava.awt.headless=true \
+    setsid java ${KAFKA_HEAP_OPTS:--Xmx512m -Xms512m} -XX:+UseG1GC ${KREPLICATE_KAFKA_JVM_OPTS:-} -Djava.awt.headless=true \
         -Dlog4j2.configurationFile="$dir/log4j2.properties" -cp "$LIBS/*" \
         kafka.Kafka "$dir/server.properties" >"$dir/stdout.log" 2>&1 </dev/null 9>&- &
     echo $! >"$dir/pid"
@@ -234,16 +235,12 @@ cmd_start() {
     [[ $proto != *SSL ]] || make_tls "$dir"
     write_config "$dir" "$port" "$proto" "$acl" "${aport:-$port}"
     local id scram=()
-    # 16 random bytes, base64url: an id that starts with '-' would read as an option.
-    id=-
-    while [[ $id == -* ]]; do id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '='); done
+    id=$(uuid)
     for u in "${USERS[@]}"; do
         scram+=(--add-scram "SCRAM-SHA-256=[name=${u%%:*},password=${u#*:}]")
         scram+=(--add-scram "SCRAM-SHA-512=[name=${u%%:*},password=${u#*:}]")
     done
-    java -Xmx256m -Dlog4j2.configurationFile="$dir/log4j2.properties" -cp "$LIBS/*" \
-        kafka.tools.StorageTool format -t "$id" -c "$dir/server.properties" "${scram[@]}" \
-        >"$dir/format.log" 2>&1 || { cat "$dir/format.log" >&2; die "$name: formatting $dir failed"; }
+    format "$dir" "$id" "${scram[@]}" || die "$name: formatting $dir failed"
     local attempt rc
     for attempt in 1 2 3; do
         launch "$dir"
@@ -256,6 +253,38 @@ cmd_start() {
         write_config "$dir" "$port" "$proto" "$acl" "${aport:-$port}"
     done
     wait_ready "$dir" "$name"
+}
+
+# A random Kafka Uuid (16 bytes, base64url); one that starts with '-' would read as an option.
+uuid() {
+    local id=-
+    while [[ $id == -* ]]; do id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '='); done
+    echo "$id"
+}
+
+# Formats DIR/data as cluster ID. The format tool is a JVM start of its own (about 5 CPU
+# seconds), so its output is kept per Kafka version and user set (what it writes besides the ids:
+# the metadata version and the SCRAM credentials) and copied with fresh ids, as a format would.
+format() {
+    local dir="$1" id="$2"
+    shift 2
+    local key tpl
+    key=$(printf '%s\n' "$LIBS" "$@" | sha256sum | cut -c1-16)
+    tpl="$HOME_DIR/.formatted-$key"
+    if [ ! -f "$tpl/meta.properties" ]; then
+        java -Xmx256m -XX:TieredStopAtLevel=1 -Dlog4j2.configurationFile="$dir/log4j2.properties" -cp "$LIBS/*" \
+            kafka.tools.StorageTool format -t "$id" -c "$dir/server.properties" "$@" \
+            >"$dir/format.log" 2>&1 || { cat "$dir/format.log" >&2; return 1; }
+        # Published whole or not at all: concurrent starts may race to publish the same one.
+        local tmp
+        tmp=$(mktemp -d "$HOME_DIR/.formatting.XXXXXX")
+        cp -a "$dir/data/." "$tmp/"
+        mv -T "$tmp" "$tpl" 2>/dev/null || rm -rf "$tmp"
+        return 0
+    fi
+    cp -a "$tpl/." "$dir/data/"
+    sed -i -e "s/^cluster\.id=.*/cluster.id=$id/" -e "s/^directory\.id=.*/directory.id=$(uuid)/" \
+        "$dir/data/meta.properties"
 }
 
 dir_of() {

@@ -25,7 +25,8 @@ impl Run {
     }
 }
 
-/// Properties every run against tansu needs: its group joins wait session.timeout.ms / 2.
+/// Properties every run against tansu needs (its group joins wait session.timeout.ms / 2), and
+/// reruns on librdkafka's mock (it keeps a closed run's member until its session times out).
 pub const FAST_GROUP: [&str; 4] = [
     "-X",
     "session.timeout.ms=2000",
@@ -50,39 +51,41 @@ pub fn spawn(args: &[&str]) -> Child {
     command(args).spawn().expect("spawn kreplicate")
 }
 
-/// Waits for a child (bounded: a hung run fails the test and is killed).
+/// Waits for a child (bounded: a hung run fails the test and is killed). Its output is read
+/// while it runs: a child blocked on a full pipe (64 KiB of `-vv`) would look hung.
 pub fn wait(mut child: Child, limit: Duration) -> Run {
-    let deadline = Instant::now() + limit;
-    loop {
+    fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<String> {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_string(&mut text);
+            }
+            text
+        })
+    }
+    let (stdout, stderr) = (drain(child.stdout.take()), drain(child.stderr.take()));
+    let started = Instant::now();
+    let status = loop {
         if let Some(status) = child.try_wait().expect("wait") {
-            let mut stdout = String::new();
-            let mut stderr = String::new();
-            child
-                .stdout
-                .take()
-                .map(|mut o| o.read_to_string(&mut stdout));
-            child
-                .stderr
-                .take()
-                .map(|mut e| e.read_to_string(&mut stderr));
-            let code = status.code().unwrap_or(-1);
-            return Run {
-                code,
-                stdout,
-                stderr,
-            };
+            break status;
         }
-        if Instant::now() > deadline {
+        if started.elapsed() > limit {
             let _ = child.kill();
             let _ = child.wait();
-            let mut stderr = String::new();
-            child
-                .stderr
-                .take()
-                .map(|mut e| e.read_to_string(&mut stderr));
+            let stderr = stderr.join().unwrap_or_default();
             panic!("kreplicate did not exit within {limit:?}; stderr: {stderr}");
         }
         std::thread::sleep(Duration::from_millis(20));
+    };
+    // Where a slow test's time went, in its log.
+    eprintln!(
+        "kreplicate exited ({status}) after waiting {:.1?}",
+        started.elapsed()
+    );
+    Run {
+        code: status.code().unwrap_or(-1),
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
     }
 }
 
