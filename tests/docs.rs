@@ -41,23 +41,28 @@ fn man_page_and_completions_match_the_binary() {
     }
 }
 
-/// The README's config reference is the parser's: its example must parse (unknown keys are
+/// The operators' guide, whose reference blocks `kreplicate generate .` writes from the code.
+fn guide() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/guide.md"))
+        .expect("docs/guide.md")
+}
+
+/// The guide's config reference is the parser's: its example must parse (unknown keys are
 /// errors) and set every default the config file can hold.
 #[test]
-fn readme_config_reference_matches_the_parser() {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let section = readme
+fn guide_config_reference_matches_the_parser() {
+    let guide = guide();
+    let section = guide
         .split("## Config file")
         .nth(1)
-        .expect("README has a '## Config file' section");
+        .expect("the guide has a '## Config file' section");
     let yaml = section
         .split("```yaml")
         .nth(1)
         .and_then(|s| s.split("```").next())
         .expect("the config section has a yaml example");
     std::env::set_var("KAFKA_PROD_PASSWORD", "secret");
-    let file = kreplicate::parse_file(yaml).unwrap_or_else(|e| panic!("README example: {e}"));
+    let file = kreplicate::parse_file(yaml).unwrap_or_else(|e| panic!("the guide's example: {e}"));
     assert!(!file.clusters.is_empty());
     let defaults = serde_yaml::to_value(&file.defaults).unwrap();
     let unset: Vec<String> = defaults
@@ -69,20 +74,19 @@ fn readme_config_reference_matches_the_parser() {
         .collect();
     assert!(
         unset.is_empty(),
-        "README's config example leaves out defaults: {unset:?}"
+        "the guide's config example leaves out defaults: {unset:?}"
     );
 }
 
-/// Issue 10: the README's `--json` example has exactly the fields a real run prints, and the
+/// Issue 10: the guide's `--json` example has exactly the fields a real run prints, and the
 /// field table documents each of them.
 #[test]
 fn issue_10_the_documented_json_matches_the_real_output() {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .expect("README.md");
-    let section = readme
-        .split("## Exit codes")
+    let guide = guide();
+    let section = guide
+        .split("## JSON output")
         .nth(1)
-        .expect("an Exit codes section");
+        .expect("a JSON output section");
     let example = section
         .split("```json")
         .nth(1)
@@ -112,6 +116,115 @@ fn issue_10_the_documented_json_matches_the_real_output() {
         let text = real[t].as_str().unwrap();
         humantime::parse_rfc3339(text).unwrap_or_else(|e| panic!("{t} {text}: {e}"));
     }
+}
+
+/// Every command documents help and version alike; the tables list the rest.
+const GENERIC: [&str; 4] = ["-h", "--help", "-V", "--version"];
+
+/// The flags `kreplicate [SUB] --help` lists under "Options:" (short and long).
+fn help_flags(sub: &[&str]) -> BTreeSet<String> {
+    let args: Vec<&str> = sub.iter().copied().chain(["--help"]).collect();
+    let help = kr::run(&args);
+    assert_eq!(help.code, 0, "{help:?}");
+    let mut flags = BTreeSet::new();
+    let mut options = false;
+    for line in help.stdout.lines() {
+        if !line.is_empty() && !line.starts_with(' ') {
+            options = line == "Options:";
+            continue;
+        }
+        // An option's own line is indented by at most 6 columns; its wrapped help, deeper.
+        let indent = line.len() - line.trim_start().len();
+        if !options || indent > 6 {
+            continue;
+        }
+        for token in line.split_whitespace() {
+            let flag = token.trim_end_matches(',').trim_end_matches("...");
+            if !flag.starts_with('-') || flag.len() < 2 {
+                break;
+            }
+            flags.insert(flag.to_string());
+        }
+    }
+    flags.retain(|f| !GENERIC.contains(&f.as_str()));
+    assert!(
+        !flags.is_empty(),
+        "no flags found in {args:?}: {}",
+        help.stdout
+    );
+    flags
+}
+
+/// The flags the first column of the flag table under `heading` names (`--a`, `-X`/`--b N`).
+fn guide_flags(guide: &str, heading: &str) -> BTreeSet<String> {
+    let section = guide
+        .split(&format!("\n{heading}"))
+        .nth(1)
+        .unwrap_or_else(|| panic!("docs/guide.md has no '{heading}'"));
+    let table = section
+        .split("\n| flag |")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no flag table under '{heading}'"));
+    let mut flags = BTreeSet::new();
+    for row in table.lines().skip(2).take_while(|l| l.starts_with('|')) {
+        let first = row
+            .trim_start_matches('|')
+            .split(" | ")
+            .next()
+            .unwrap_or_default();
+        for span in first.split('`').skip(1).step_by(2) {
+            let flag = span.split_whitespace().next().unwrap_or_default();
+            if flag.starts_with('-') {
+                flags.insert(flag.to_string());
+            }
+        }
+    }
+    flags.retain(|f| !GENERIC.contains(&f.as_str()));
+    flags
+}
+
+/// Issue 21: the guide's flag tables list every flag `--help` shows, for the copy run and each
+/// subcommand, and no flag that does not exist.
+#[test]
+fn issue_21_the_flag_tables_match_help() {
+    let guide = guide();
+    let tables: [(&[&str], &str); 5] = [
+        (&[], "### Flags of a copy run"),
+        (&["plan"], "### Flags of a copy run"),
+        (&["verify"], "### Flags of verify"),
+        (&["groups"], "### Flags of groups"),
+        (&["demo"], "### Flags of demo"),
+    ];
+    let mut wrong = Vec::new();
+    for (sub, heading) in tables {
+        let help = help_flags(sub);
+        let documented = guide_flags(&guide, heading);
+        let missing: Vec<_> = help.difference(&documented).collect();
+        let unknown: Vec<_> = documented.difference(&help).collect();
+        if !missing.is_empty() || !unknown.is_empty() {
+            wrong.push(format!(
+                "kreplicate {} ('{heading}'): not documented {missing:?}, documented but not in --help {unknown:?}",
+                sub.join(" ")
+            ));
+        }
+    }
+    // Every subcommand `--help` lists has a table above.
+    let help = kr::run(&["--help"]).stdout;
+    let commands = help
+        .split("Commands:\n")
+        .nth(1)
+        .and_then(|s| s.split("\n\n").next())
+        .expect("a Commands section");
+    for line in commands.lines() {
+        let name = line.split_whitespace().next().unwrap_or_default();
+        if line.starts_with("  ") && !line.starts_with("   ") && name != "help" {
+            assert!(
+                tables.iter().any(|(sub, _)| sub == &[name]),
+                "subcommand {name} has no flag table in docs/guide.md"
+            );
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
 /// Issue 10: the man page has the sections users look for, and neither it nor `--help` wraps

@@ -13,11 +13,14 @@ fn blocks() -> Vec<(&'static str, String)> {
     let fenced = |lang: &str, body: &str| format!("```{lang}\n{body}\n```");
     let mut metrics = String::from("| metric | type | labels | meaning |\n|---|---|---|---|\n");
     for m in CATALOGUE {
+        let labels = match m.labels {
+            [] => String::new(),
+            l => format!(" {} ", l.join(", ")),
+        };
         metrics.push_str(&format!(
-            "| `{}` | {} | {} | {} |\n",
+            "| `{}` | {} |{labels}| {} |\n",
             m.name,
             m.kind.as_str(),
-            m.labels.join(", "),
             m.meaning
         ));
     }
@@ -101,7 +104,11 @@ mod tests {
     fn a_block_is_rewritten_between_its_markers() {
         let mut text = String::from("intro\n");
         for (name, _) in blocks() {
-            text.push_str(&format!("{}\nstale\n{}\n", start_marker(name), end_marker(name)));
+            text.push_str(&format!(
+                "{}\nstale\n{}\n",
+                start_marker(name),
+                end_marker(name)
+            ));
         }
         text.push_str("outro\n");
         let new = regenerate(&text).expect("every block present");

@@ -81,25 +81,76 @@ pub const JSON_EXAMPLE: &str = r#"{"version":1,"guarantee":"at-least-once","reco
 
 /// The `--json` summary's fields: (names, meaning); a test checks every real field is here.
 pub const JSON_FIELDS: &[(&[&str], &str)] = &[
-    (&["version"], r#"`1`; raised when a field changes meaning or goes away (new fields may appear without it)"#),
-    (&["guarantee"], r#"`none`, `at-least-once` or `exactly-once`; null when the run ended before the flags were read"#),
-    (&["records", "bytes"], r#"records (key + value bytes) the target acknowledged in this run; under `exactly-once`, in committed transactions"#),
-    (&["skipped"], r#"source records not copied because their origin header names the target cluster (they came from it: see [No loops](#provenance-group-translation-and-loops))"#),
-    (&["unstamped"], r#"records copied without the origin header because with it they exceeded the size limit (`none` and `at-least-once`; see [Provenance](#provenance-group-translation-and-loops))"#),
+    (
+        &["version"],
+        r#"`1`; raised when a field changes meaning or goes away (new fields may appear without it)"#,
+    ),
+    (
+        &["guarantee"],
+        r#"`none`, `at-least-once` or `exactly-once`; null when the run ended before the flags were read"#,
+    ),
+    (
+        &["records", "bytes"],
+        r#"records (key + value bytes) the target acknowledged in this run; under `exactly-once`, in committed transactions"#,
+    ),
+    (
+        &["skipped"],
+        r#"source records not copied because their origin header names the target cluster (they came from it: see [No loops](#provenance-group-translation-and-loops))"#,
+    ),
+    (
+        &["unstamped"],
+        r#"records copied without the origin header because with it they exceeded the size limit (`none` and `at-least-once`; see [Provenance](#provenance-group-translation-and-loops))"#,
+    ),
     (&["seconds"], r#"wall time of the run"#),
-    (&["throttled_seconds"], r#"of those, the time the read side waited for `--max-bytes-per-sec`/`--max-records-per-sec` (0 without a limit)"#),
-    (&["status"], r#"`ok`, `stopped` (first signal: flushed, verified, committed), `failed` or `interrupted` (second signal)"#),
+    (
+        &["throttled_seconds"],
+        r#"of those, the time the read side waited for `--max-bytes-per-sec`/`--max-records-per-sec` (0 without a limit)"#,
+    ),
+    (
+        &["status"],
+        r#"`ok`, `stopped` (first signal: flushed, verified, committed), `failed` or `interrupted` (second signal)"#,
+    ),
     (&["error"], r#"the error line's text, or null"#),
-    (&["error_kind"], r#"who must act, as the exit code says: `usage` (2), `failed` (1), `interrupted` (130); null on success"#),
-    (&["started", "ended"], r#"RFC 3339 times in UTC, to the millisecond"#),
-    (&["from", "to", "group"], r#"the clusters as given (config name or bootstrap list) and the source consumer group; null when not known yet"#),
-    (&["created_topics"], r#"target topics this run created with `--create-topics` (at start, or found by `--refresh-topics`): `topic`, `partitions` and `configs` (the configs it set, key to value); empty when none"#),
-    (&["added_partitions"], r#"partitions this run added to existing target topics (`--create-topics`): `topic`, `added` (how many) and `partitions` (the count now); empty when none"#),
-    (&["partitions"], r#"one object per source partition of the run, with the fields below"#),
-    (&["topic", "partition", "target_topic"], r#"the source partition and the topic it is copied to (same partition number)"#),
-    (&["committed"], r#"the committed source position (the next offset to read) at exit, or null"#),
-    (&["records", "first_offset", "last_offset"], r#"records of this partition the target acknowledged in this run (under `exactly-once`, in committed transactions), and the lowest and highest of their source offsets (null when none)"#),
-    (&["end_offset", "lag"], r#"the partition's end (high watermark) as the last fetch saw it, and the records from `committed` to it; null when not known (the partition was revoked, or never fetched)"#),
+    (
+        &["error_kind"],
+        r#"who must act, as the exit code says: `usage` (2), `failed` (1), `interrupted` (130); null on success"#,
+    ),
+    (
+        &["started", "ended"],
+        r#"RFC 3339 times in UTC, to the millisecond"#,
+    ),
+    (
+        &["from", "to", "group"],
+        r#"the clusters as given (config name or bootstrap list) and the source consumer group; null when not known yet"#,
+    ),
+    (
+        &["created_topics"],
+        r#"target topics this run created with `--create-topics` (at start, or found by `--refresh-topics`): `topic`, `partitions` and `configs` (the configs it set, key to value); empty when none"#,
+    ),
+    (
+        &["added_partitions"],
+        r#"partitions this run added to existing target topics (`--create-topics`): `topic`, `added` (how many) and `partitions` (the count now); empty when none"#,
+    ),
+    (
+        &["partitions"],
+        r#"one object per source partition of the run, with the fields below"#,
+    ),
+    (
+        &["topic", "partition", "target_topic"],
+        r#"the source partition and the topic it is copied to (same partition number)"#,
+    ),
+    (
+        &["committed"],
+        r#"the committed source position (the next offset to read) at exit, or null"#,
+    ),
+    (
+        &["records", "first_offset", "last_offset"],
+        r#"records of this partition the target acknowledged in this run (under `exactly-once`, in committed transactions), and the lowest and highest of their source offsets (null when none)"#,
+    ),
+    (
+        &["end_offset", "lag"],
+        r#"the partition's end (high watermark) as the last fetch saw it, and the records from `committed` to it; null when not known (the partition was revoked, or never fetched)"#,
+    ),
 ];
 
 /// What `verify --json` prints.
