@@ -118,7 +118,7 @@ fn issue_10_the_documented_json_matches_the_real_output() {
     }
 }
 
-/// Every command documents help and version alike; the tables list the rest.
+/// Help and version, which every command has: the flag tables need not list them.
 const GENERIC: [&str; 4] = ["-h", "--help", "-V", "--version"];
 
 /// The flags `kreplicate [SUB] --help` lists under "Options:" (short and long).

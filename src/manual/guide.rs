@@ -62,7 +62,7 @@ pub fn regenerate(text: &str) -> Result<String, String> {
     let mut out = text.to_string();
     for (name, body) in blocks() {
         let missing = || format!("{GUIDE}: no generated block '{name}' (its markers are missing)");
-        let start = out.find(&start_marker(&name)).ok_or_else(missing)?;
+        let start = out.find(&start_marker(name)).ok_or_else(missing)?;
         let end = out[start..]
             .find(&end_marker(name))
             .map(|e| start + e)
