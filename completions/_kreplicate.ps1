@@ -71,7 +71,7 @@ Register-ArgumentCompleter -Native -CommandName 'kreplicate' -ScriptBlock {
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Compare source and target partition by partition: counts, offset ranges and a digest of key, value, headers and timestamp in order; exit 0 when the target is an exact copy')
             [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'Show what a copy run with the same flags would do, writing nothing: each source topic, its target and partitions, configs to create or that differ, the group''s positions, records to copy and the warnings; exit 0 when the run would start, 2 when it would refuse (prefix any copy command line with `plan`)')
             [CompletionResult]::new('groups', 'groups', [CompletionResultType]::ParameterValue, 'Translate the committed positions of the source''s consumer groups to the target (exact, from the origin of every copied record) and commit them to the same-named target groups')
-            [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write the man page and shell completions (man/, completions/) under DIR')
+            [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write the man page and shell completions (man/, completions/) under DIR, and the generated blocks of DIR/docs/guide.md when DIR holds one')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -180,7 +180,7 @@ Register-ArgumentCompleter -Native -CommandName 'kreplicate' -ScriptBlock {
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Compare source and target partition by partition: counts, offset ranges and a digest of key, value, headers and timestamp in order; exit 0 when the target is an exact copy')
             [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'Show what a copy run with the same flags would do, writing nothing: each source topic, its target and partitions, configs to create or that differ, the group''s positions, records to copy and the warnings; exit 0 when the run would start, 2 when it would refuse (prefix any copy command line with `plan`)')
             [CompletionResult]::new('groups', 'groups', [CompletionResultType]::ParameterValue, 'Translate the committed positions of the source''s consumer groups to the target (exact, from the origin of every copied record) and commit them to the same-named target groups')
-            [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write the man page and shell completions (man/, completions/) under DIR')
+            [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write the man page and shell completions (man/, completions/) under DIR, and the generated blocks of DIR/docs/guide.md when DIR holds one')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }

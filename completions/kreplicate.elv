@@ -68,7 +68,7 @@ set edit:completion:arg-completer[kreplicate] = {|@words|
             cand verify 'Compare source and target partition by partition: counts, offset ranges and a digest of key, value, headers and timestamp in order; exit 0 when the target is an exact copy'
             cand plan 'Show what a copy run with the same flags would do, writing nothing: each source topic, its target and partitions, configs to create or that differ, the group''s positions, records to copy and the warnings; exit 0 when the run would start, 2 when it would refuse (prefix any copy command line with `plan`)'
             cand groups 'Translate the committed positions of the source''s consumer groups to the target (exact, from the origin of every copied record) and commit them to the same-named target groups'
-            cand generate 'Write the man page and shell completions (man/, completions/) under DIR'
+            cand generate 'Write the man page and shell completions (man/, completions/) under DIR, and the generated blocks of DIR/docs/guide.md when DIR holds one'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'kreplicate;demo'= {
@@ -171,7 +171,7 @@ set edit:completion:arg-completer[kreplicate] = {|@words|
             cand verify 'Compare source and target partition by partition: counts, offset ranges and a digest of key, value, headers and timestamp in order; exit 0 when the target is an exact copy'
             cand plan 'Show what a copy run with the same flags would do, writing nothing: each source topic, its target and partitions, configs to create or that differ, the group''s positions, records to copy and the warnings; exit 0 when the run would start, 2 when it would refuse (prefix any copy command line with `plan`)'
             cand groups 'Translate the committed positions of the source''s consumer groups to the target (exact, from the origin of every copied record) and commit them to the same-named target groups'
-            cand generate 'Write the man page and shell completions (man/, completions/) under DIR'
+            cand generate 'Write the man page and shell completions (man/, completions/) under DIR, and the generated blocks of DIR/docs/guide.md when DIR holds one'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'kreplicate;help;demo'= {

@@ -95,7 +95,8 @@ pub enum Command {
     /// from the origin of every copied record) and commit them to the same-named target groups
     #[command(after_help = GROUPS_AFTER_HELP)]
     Groups(Box<GroupsArgs>),
-    /// Write the man page and shell completions (man/, completions/) under DIR
+    /// Write the man page and shell completions (man/, completions/) under DIR, and the
+    /// generated blocks of DIR/docs/guide.md when DIR holds one
     #[command(hide = true)]
     Generate {
         /// Folder that receives man/ and completions/ (the repository root: `generate .`)

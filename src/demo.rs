@@ -221,7 +221,7 @@ pub fn committed(
             _ => None,
         })
         .collect();
-    // Drop the list before the consumer (a librdkafka hang otherwise, brokers.md).
+    // Drop the list before the consumer (a librdkafka hang otherwise: docs/brokers.md).
     drop(got);
     Ok(out)
 }

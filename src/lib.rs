@@ -44,7 +44,7 @@ mod topics;
 mod trail;
 mod verify;
 
-/// The config file parser, for tests that check the README's example.
+/// The config file parser, for tests that check docs/guide.md's example.
 pub use config::parse_file;
 
 use std::ffi::OsString;

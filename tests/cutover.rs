@@ -1,4 +1,4 @@
-//! Issue 11: the README's cut-over recipe, run as written against two real brokers: the
+//! Issue 11: the guide's cut-over recipe (docs/guide.md), run as written against two real brokers: the
 //! applications' consumer group resumes on B exactly where it stopped on A; issue 18: and the
 //! failback that follows brings it back to A without a lost record.
 
@@ -13,10 +13,11 @@ use rdkafka::Message;
 use crate::common::{self, Kafka};
 use crate::kr::{self, FAST_GROUP};
 
-/// The commands of the README's cut-over block (`nth` 0) or failback block (1), in order.
+/// The commands of the guide's cut-over block (`nth` 0) or failback block (1), in order.
 fn recipe(nth: usize) -> Vec<Vec<String>> {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .expect("README.md");
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/guide.md"))
+            .expect("docs/guide.md");
     let block = readme
         .split("### Cut-over")
         .nth(1)

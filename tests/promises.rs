@@ -1,6 +1,6 @@
-//! Issue 17: README promises that no test checked end to end. Apache Kafka (shared clusters,
-//! names of their own) where the broker's behaviour matters; librdkafka's mock cluster where a
-//! protocol error is injected.
+//! Issue 17: promises of the docs (docs/guide.md) that no test checked end to end. Apache
+//! Kafka (shared clusters, names of their own) where the broker's behaviour matters;
+//! librdkafka's mock cluster where a protocol error is injected.
 
 use std::time::Duration;
 
@@ -245,7 +245,7 @@ fn issue_17_a_group_coordinator_still_loading_is_waited_for() {
     }
 }
 
-/// The README's promise that exactly-once sets `transaction.timeout.ms` above the sum of
+/// The guide's promise that exactly-once sets `transaction.timeout.ms` above the sum of
 /// `--txn-max-time` and `--delivery-timeout`, checked on the broker: its transaction
 /// coordinator describes the run's transactional id with that timeout (librdkafka's default,
 /// 60 s, would be below).

@@ -53,7 +53,7 @@ fn assert_no_secret_in(metrics: &Path) {
     }
 }
 
-/// The config file of the README's "Secured clusters" section, as tested.
+/// The config file of docs/guide.md's "Secured clusters" section, as tested.
 fn config(source: &Kafka, target: &Kafka, password_file: &Path) -> String {
     format!(
         r#"clusters:

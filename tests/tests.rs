@@ -2,7 +2,7 @@
 //! (cargo-nextest). Brokers come from `common`: Apache Kafka clusters (`common::Kafka`, from
 //! the jars scripts/install-deps.sh fetches), librdkafka's mock cluster for injected protocol
 //! errors, and tansu where a second implementation adds something. `issue_N_` in a test's name
-//! is the issue it pins (README, "Tests").
+//! is the issue it pins (CONTRIBUTING.md, "Tests").
 
 mod common;
 mod kr;

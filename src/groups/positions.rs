@@ -126,7 +126,7 @@ pub fn committed(
             })
         })
         .collect();
-    // Dropping the consumer while a list from committed() is alive hangs (brokers.md).
+    // Dropping the consumer while a list from committed() is alive hangs (docs/brokers.md).
     drop(got);
     Ok(out)
 }

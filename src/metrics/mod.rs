@@ -2,6 +2,7 @@
 //! (`/metrics`, `/healthz`) and written to `--metrics-file` for node_exporter's textfile
 //! collector. Both read the counters the engines publish; neither ever holds up the loop.
 
+pub mod catalogue;
 mod exposition;
 
 use std::io::Write;

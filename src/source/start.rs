@@ -59,7 +59,7 @@ pub(crate) fn group_positions<C: ConsumerContext>(
             _ => None,
         })
         .collect();
-    // brokers.md: a list from committed() must go before its consumer.
+    // A list from committed() must go before its consumer (docs/brokers.md).
     drop(got);
     Ok(out)
 }

@@ -494,7 +494,7 @@ pub fn committed(bootstrap: &str, group: &str, topic: &str, partitions: i32) -> 
         };
         out.push(off);
     }
-    // brokers.md: dropping the consumer while a list from committed() is alive hangs forever.
+    // docs/brokers.md: dropping the consumer while a list from committed() is alive hangs forever.
     drop(got);
     drop(c);
     out

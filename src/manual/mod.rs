@@ -1,7 +1,11 @@
 //! The man pages and shell completions, written by the hidden `kreplicate generate DIR` and
 //! committed; a test checks that the committed copies match the binary. The main page adds
 //! sections clap does not write (examples kept verbatim, exit status, signals, JSON output,
-//! metrics, config file, headers); the config and JSON examples are the README's own.
+//! metrics, config file, headers) from code: the texts in `texts` and the metric catalogue,
+//! which also fill docs/guide.md's generated blocks (`guide`).
+
+mod guide;
+mod texts;
 
 use std::io::Write;
 use std::path::Path;
@@ -10,10 +14,12 @@ use clap_mangen::Man;
 use roff::{bold, roman, Roff};
 
 use crate::cli::{self, EXAMPLES, EXIT_CODES};
+use crate::metrics::catalogue::CATALOGUE;
 
-const README: &str = include_str!("../README.md");
+use guide::GUIDE;
 
-/// Writes `man/*.1` and `completions/*` under `dir`.
+/// Writes `man/*.1` and `completions/*` under `dir`, and rewrites the generated blocks of
+/// `dir/docs/guide.md` when `dir` is a source tree (a packager's staging folder has none).
 pub fn generate(dir: &Path) -> std::io::Result<()> {
     use clap_complete::Shell;
     let man_dir = dir.join("man");
@@ -36,6 +42,14 @@ pub fn generate(dir: &Path) -> std::io::Result<()> {
         Shell::PowerShell,
     ] {
         clap_complete::generate_to(shell, &mut cli::command(), "kreplicate", &comp_dir)?;
+    }
+    let guide = dir.join(GUIDE);
+    if guide.exists() {
+        let text = std::fs::read_to_string(&guide)?;
+        let new = guide::regenerate(&text).map_err(std::io::Error::other)?;
+        if new != text {
+            std::fs::write(&guide, new)?;
+        }
     }
     Ok(())
 }
@@ -81,40 +95,33 @@ fn sections() -> Roff {
         &mut r,
         "With --json, one JSON object on stdout on every exit (0, 1, 2 and 130), errors included; human output stays on stderr. Example, then every field:",
     );
-    verbatim(&mut r, &readme_block("## Exit codes", "```json"));
-    for (name, text) in readme_table("## Exit codes", "| field | meaning |") {
-        item(&mut r, &name, &text);
+    verbatim(&mut r, texts::JSON_EXAMPLE);
+    for (names, text) in texts::JSON_FIELDS {
+        item(&mut r, &names.join(", "), &plain(text));
     }
-    item(
-        &mut r,
-        "verify --json",
-        &readme_paragraph("### verify", "The `--json` object has"),
-    );
-    item(
-        &mut r,
-        "groups --json",
-        &readme_paragraph("### groups", "`--dry-run` prints the table"),
-    );
+    item(&mut r, "verify --json", &plain(texts::VERIFY_JSON));
+    item(&mut r, "groups --json", &plain(texts::GROUPS_OUTPUT));
     r.control("SH", ["METRICS"]);
     para(
         &mut r,
         "--metrics-addr HOST:PORT serves Prometheus text format at /metrics and a health check at /healthz: 200 while the copy moves or is idle with nothing to copy, 503 once records wait and none was acknowledged for longer than --delivery-timeout; 200 starting while an exactly-once run starts, until the copy first moves or its start steps' timeouts passed. --metrics-file PATH writes the same text atomically every --metrics-file-interval and at exit, for node_exporter's textfile collector. Partition series carry the labels topic and partition.",
     );
-    for (name, text) in readme_metrics() {
-        item(&mut r, &name, &text);
+    for m in CATALOGUE {
+        let text = format!("{}: {}", m.kind.as_str(), plain(m.meaning));
+        item(&mut r, m.name, &text);
     }
     r.control("SH", ["CONFIG FILE"]);
     para(
         &mut r,
         "YAML, from --config, $KREPLICATE_CONFIG, or $XDG_CONFIG_HOME/kreplicate/config.yaml (~/.config/kreplicate/config.yaml). Every key (unknown keys are errors); a flag on the command line wins over defaults; ${VAR} in a property value is read from the environment and ${file:PATH} from a file (without its trailing newline); one that cannot be read is exit 2, and property values are never printed:",
     );
-    verbatim(&mut r, &readme_block("## Config file", "```yaml"));
+    verbatim(&mut r, texts::CONFIG_EXAMPLE);
     r.control("SH", ["SECURED CLUSTERS"]);
     para(
         &mut r,
         "TLS and SASL are librdkafka's settings, per cluster. A SASL_SSL source with SCRAM-SHA-512 and a SASL_PLAINTEXT target with PLAIN, as tested on Apache Kafka:",
     );
-    verbatim(&mut r, &readme_block("### Secured clusters", "```yaml"));
+    verbatim(&mut r, texts::SECURED_EXAMPLE);
     para(
         &mut r,
         "Refused credentials (a wrong password or user), a broker certificate that ssl.ca.location does not trust, or a security.protocol the listener does not speak: one line naming the cluster, the cause and the setting to check, exit 2, within about a second. Passwords appear in no output, also at -vv with debug=security,broker.",
@@ -129,7 +136,7 @@ fn sections() -> Roff {
         "The copy also writes a positions index to the compacted topic __kreplicate.index on the target, with each commit, so that a translation reads at most one interval of target records.",
     );
     r.control("SH", ["CUT-OVER"]);
-    verbatim(&mut r, &readme_block("### Cut-over", "```sh"));
+    verbatim(&mut r, texts::CUTOVER);
     r
 }
 
@@ -148,59 +155,6 @@ fn verbatim(r: &mut Roff, text: &str) {
         r.text([roman(line)]);
     }
     r.control("fi", []);
-}
-
-/// The README's metrics table: (metric names, "type: meaning").
-fn readme_metrics() -> Vec<(String, String)> {
-    README
-        .lines()
-        .filter(|l| l.starts_with("| `kreplicate_"))
-        .filter_map(|l| {
-            let cells: Vec<&str> = l.trim_matches('|').split('|').map(str::trim).collect();
-            let [name, kind, _labels, meaning] = cells[..] else {
-                return None;
-            };
-            let meaning = meaning.replace('`', "");
-            Some((name.replace('`', ""), format!("{kind}: {meaning}")))
-        })
-        .collect()
-}
-
-/// The rows of the first table with header `header` after `heading` in the README, as
-/// (first cell, second cell) without Markdown.
-fn readme_table(heading: &str, header: &str) -> Vec<(String, String)> {
-    let section = README.split(heading).nth(1).unwrap_or_default();
-    let Some(table) = section.split(header).nth(1) else {
-        return Vec::new();
-    };
-    table
-        .lines()
-        .skip(2)
-        .take_while(|l| l.starts_with('|'))
-        .filter_map(|l| {
-            let cells: Vec<&str> = l.trim_matches('|').split('|').map(str::trim).collect();
-            let [name, text] = cells[..] else {
-                return None;
-            };
-            Some((plain(name), plain(text)))
-        })
-        .collect()
-}
-
-/// The README paragraph (or list item) after `heading` that contains `start`, from `start`
-/// on, as one line without Markdown.
-fn readme_paragraph(heading: &str, start: &str) -> String {
-    let section = README.split(heading).nth(1).unwrap_or_default();
-    let Some(at) = section.find(start) else {
-        return String::new();
-    };
-    let text = &section[at..];
-    let end = [text.find("\n\n"), text.find("\n- ")]
-        .into_iter()
-        .flatten()
-        .min()
-        .unwrap_or(text.len());
-    plain(&text[..end].split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
 /// Markdown to man text: no backquotes, links as their text.
@@ -223,49 +177,19 @@ fn plain(md: &str) -> String {
     out.replace('`', "").replace("\\|", "|")
 }
 
-/// The first code block of a kind (e.g. "```yaml") after `heading` in the README.
-fn readme_block(heading: &str, fence: &str) -> String {
-    README
-        .split(heading)
-        .nth(1)
-        .and_then(|s| s.split(fence).nth(1))
-        .and_then(|s| s.split("```").next())
-        .unwrap_or_default()
-        .trim_matches('\n')
-        .to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn the_readme_examples_are_found() {
-        assert!(readme_block("## Config file", "```yaml").contains("defaults:"));
-        assert!(readme_block("## Exit codes", "```json").contains("\"version\":1"));
-        let metrics = readme_metrics();
-        assert!(metrics.len() >= 15, "{metrics:?}");
-        assert!(
-            metrics
-                .iter()
-                .any(|(n, t)| n == "kreplicate_lag_records"
-                    && t.starts_with("gauge: records between"))
+    fn markdown_becomes_man_text() {
+        assert_eq!(
+            plain("see [No loops](#provenance) and `--json` \\| x"),
+            "see No loops and --json | x"
         );
-        assert!(readme_block("### Cut-over", "```sh").contains("kreplicate groups"));
-        // Issue 22: the man page keeps the JSON fields itself.
-        let fields = readme_table("## Exit codes", "| field | meaning |");
-        for name in ["version", "created_topics", "partitions", "end_offset, lag"] {
-            assert!(fields.iter().any(|(n, _)| n == name), "{name}: {fields:?}");
+        for (_, text) in texts::JSON_FIELDS {
+            let man = plain(text);
+            assert!(!man.contains('`') && !man.contains("]("), "{man}");
         }
-        assert!(fields
-            .iter()
-            .all(|(n, t)| !n.contains('`') && !t.contains("](")));
-        let verify = readme_paragraph("### verify", "The `--json` object has");
-        assert!(
-            verify.starts_with("The --json object has version (1)") && verify.contains("examples"),
-            "{verify}"
-        );
-        let groups = readme_paragraph("### groups", "`--dry-run` prints the table");
-        assert!(groups.contains("records_read per row"), "{groups}");
     }
 }
