@@ -3,6 +3,8 @@
 
 use std::fmt::Write as _;
 
+use crate::table;
+
 /// One source partition of one group.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Row {
@@ -130,21 +132,7 @@ impl Report {
                 status,
             ]);
         }
-        let mut widths = [0usize; 6];
-        for l in &lines {
-            for (w, c) in widths.iter_mut().zip(l) {
-                *w = (*w).max(c.len());
-            }
-        }
-        let mut out = String::new();
-        for l in &lines {
-            let cells: Vec<String> = l
-                .iter()
-                .zip(widths)
-                .map(|(c, w)| format!("{c:<w$}"))
-                .collect();
-            let _ = writeln!(out, "{}", cells.join("  ").trim_end());
-        }
+        let mut out = table::aligned(&lines, &[]);
         for g in &self.groups {
             if let Some(why) = &g.reason {
                 let _ = writeln!(out, "group '{}' refused: {why}", g.group);
@@ -269,5 +257,43 @@ mod tests {
             "committed 1 partition position of 1 group on 'B', 1 group refused"
         );
         assert!(!report.all_translated());
+    }
+
+    #[test]
+    fn issue_21_a_non_ascii_topic_keeps_the_columns_aligned() {
+        let row = |topic: &str| Row {
+            group: "billing".into(),
+            topic: topic.into(),
+            partition: 0,
+            target_topic: topic.into(),
+            source_position: 7,
+            target_position: Some(7),
+            target_before: None,
+            status: RowStatus::Translated,
+            records_read: 0,
+        };
+        let report = Report {
+            from: "A".into(),
+            to: "B".into(),
+            dry_run: false,
+            groups: vec![GroupOutcome {
+                group: "billing".into(),
+                status: "translated",
+                reason: None,
+                committed: true,
+            }],
+            // 'é' is two bytes and one column.
+            partitions: vec![row("commandes-été"), row("orders")],
+        };
+        let t = report.table();
+        let lines: Vec<&str> = t.lines().collect();
+        let column = |line: &str| {
+            line.find("PARTITION")
+                .or_else(|| line.find("0  "))
+                .map(|at| line[..at].chars().count())
+        };
+        assert_eq!(column(lines[0]), Some(24), "{t}");
+        assert_eq!(column(lines[1]), Some(24), "{t}");
+        assert_eq!(column(lines[2]), Some(24), "{t}");
     }
 }
