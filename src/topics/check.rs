@@ -9,6 +9,7 @@ use rdkafka::error::RDKafkaErrorCode;
 
 use super::access;
 use super::admin::{self, Admin};
+use super::alter;
 use super::drift::{compare_configs, LaterDrift};
 use super::{
     cluster_ids, index, loops, metadata, same_cluster, select, wait_for, AddedPartitions,
@@ -342,7 +343,7 @@ pub(super) fn realise(
             .collect();
         if !changes.is_empty() {
             let admin = admin::admin(&opts.to, "target")?;
-            admin::alter_incremental(&admin, &changes, opts.timeout)?;
+            alter::alter_incremental(&admin, &changes, opts.timeout)?;
             log::info!(
                 "set the source's configs on {} target topics",
                 changes.len()

@@ -12,6 +12,7 @@
 
 mod access;
 mod admin;
+mod alter;
 mod authorized;
 mod check;
 pub mod configs;
