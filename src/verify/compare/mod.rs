@@ -403,5 +403,4 @@ fn pick_examples(mut by_kind: BTreeMap<Problem, Vec<Example>>) -> Vec<Example> {
 }
 
 #[cfg(test)]
-#[path = "compare_tests.rs"]
 mod tests;
