@@ -182,9 +182,9 @@ pub fn translate(req: &Request<'_>) -> Result<Report> {
             let Some(x) = x else { continue };
             let target_topic = target_of(&routes, topic);
             let lookup = (topic.clone(), *p, target_topic.clone(), x);
-            let found = found.get(&lookup);
+            let hit = found.get(&lookup);
             let (status, target_position) =
-                RowStatus::decide(found.map(|f| f.translation), before, req.allow_rewind);
+                RowStatus::decide(hit.map(|f| f.translation), before, req.allow_rewind);
             rows.push(Row {
                 group: group.clone(),
                 topic: topic.clone(),
@@ -194,7 +194,7 @@ pub fn translate(req: &Request<'_>) -> Result<Report> {
                 target_position,
                 target_before: before,
                 status,
-                records_read: found.map_or(0, |f| f.records_read),
+                records_read: hit.map_or(0, |f| f.records_read),
             });
         }
         if rows.is_empty() && !matches!(req.selection, Selection::List(_)) {
