@@ -234,9 +234,20 @@ pub fn run(args: &DemoArgs) -> Result<(Summary, bool)> {
     eprintln!("kreplicate demo: cluster A (mock) at {a_boot}, cluster B (mock) at {b_boot}");
     a.create_topic(TOPIC, PARTITIONS)?;
     b.create_topic(TOPIC, PARTITIONS)?;
+    let records = write_sample(&a_boot, args.records)?;
+    let summary = copy_with_fault(
+        &options(args.guarantee, &a_boot, &b_boot),
+        &b,
+        records.len(),
+    )?;
+    let ok = check(&records, &summary, &a_boot, &b_boot, args.guarantee)?;
+    Ok((summary, ok))
+}
 
-    let records = sample_records(args.records);
-    produce(&a_boot, TOPIC, &records)?;
+/// Writes `n` sample records to A and says what they hold.
+fn write_sample(a_boot: &str, n: usize) -> Result<Vec<Record>> {
+    let records = sample_records(n);
+    produce(a_boot, TOPIC, &records)?;
     let tombstones = records.iter().filter(|r| r.value.is_none()).count();
     let empty = records
         .iter()
@@ -246,24 +257,28 @@ pub fn run(args: &DemoArgs) -> Result<(Summary, bool)> {
         "  wrote {} records to A/{TOPIC} ({PARTITIONS} partitions): keys, headers, timestamps, {tombstones} tombstones, {empty} empty values",
         records.len()
     );
+    Ok(records)
+}
 
-    let opts = RunOptions {
+/// The copy run's options: A to B, the demo topic, until caught up.
+fn options(guarantee: Guarantee, a_boot: &str, b_boot: &str) -> RunOptions {
+    RunOptions {
         from: ClusterSpec {
             name: "A".into(),
-            bootstrap: a_boot.clone(),
+            bootstrap: a_boot.to_string(),
             properties: vec![],
             id: None,
         },
         to: ClusterSpec {
             name: "B".into(),
-            bootstrap: b_boot.clone(),
+            bootstrap: b_boot.to_string(),
             // Small batches so the copy is still under way when the fault hits.
             properties: vec![("batch.num.messages".into(), "100".into())],
             id: None,
         },
         topics: TopicSelection::List(vec![TOPIC.into()]),
         exclude: None,
-        guarantee: args.guarantee,
+        guarantee,
         rename: "{topic}".into(),
         group: GROUP.into(),
         group_is_default: false,
@@ -290,20 +305,25 @@ pub fn run(args: &DemoArgs) -> Result<(Summary, bool)> {
         txn_max_bytes: 1 << 20,
         txn_max_time: Duration::from_millis(500),
         metrics: Default::default(),
-    };
+    }
+}
+
+/// Copies A to B while B fails mid-run: after a tenth of the records, B's broker goes down
+/// for a second, then rejects five Produce requests.
+fn copy_with_fault(opts: &RunOptions, b: &MockKafka, total: usize) -> Result<Summary> {
     let progress = Arc::new(Counters::default());
-    let replicator = Replicator::prepare(&opts, progress.clone())?;
+    let replicator = Replicator::prepare(opts, progress.clone())?;
     let mock_b = b.cluster()?;
     mock_b
         .broker_round_trip_time(1, Duration::from_millis(20))
         .map_err(|e| Error::failed(format!("mock: {e}")))?;
     eprintln!(
         "  copying A → B with --guarantee {} --until-caught-up (batches of 100; B answers every request after 20 ms)",
-        args.guarantee.as_str()
+        opts.guarantee.as_str()
     );
 
     let stop = AtomicBool::new(false);
-    let fault_at = (records.len() / 10).max(1) as u64;
+    let fault_at = (total / 10).max(1) as u64;
     let summary = std::thread::scope(|s| -> Result<Summary> {
         let run = s.spawn(|| replicator.run(&stop));
         let mut injected = false;
@@ -316,9 +336,8 @@ pub fn run(args: &DemoArgs) -> Result<(Summary, bool)> {
                 );
                 let _ = mock_b.broker_down(1);
                 eprintln!(
-                    "  fault: after {} of {} records were acknowledged, B's broker goes down for 1 s, then rejects 5 Produce requests (NOT_ENOUGH_REPLICAS)",
+                    "  fault: after {} of {total} records were acknowledged, B's broker goes down for 1 s, then rejects 5 Produce requests (NOT_ENOUGH_REPLICAS)",
                     progress.records.load(Ordering::Relaxed),
-                    records.len()
                 );
                 std::thread::sleep(Duration::from_secs(1));
                 let _ = mock_b.broker_up(1);
@@ -328,7 +347,6 @@ pub fn run(args: &DemoArgs) -> Result<(Summary, bool)> {
         run.join()
             .map_err(|_| Error::failed("the replication thread panicked"))
     })?;
-
     eprintln!(
         "  done: {} records, {:.1} KB in {:.1} s{}",
         summary.records,
@@ -340,38 +358,28 @@ pub fn run(args: &DemoArgs) -> Result<(Summary, bool)> {
             .map(|e| format!("; FAILED: {e}"))
             .unwrap_or_default()
     );
-    let mut copied = read_all(&b_boot, TOPIC, PARTITIONS)?;
+    Ok(summary)
+}
+
+/// Reads B back and checks each partition against what was written and the group's
+/// committed positions on A: whether the copy is what the guarantee promises.
+fn check(
+    records: &[Record],
+    summary: &Summary,
+    a_boot: &str,
+    b_boot: &str,
+    guarantee: Guarantee,
+) -> Result<bool> {
+    let mut copied = read_all(b_boot, TOPIC, PARTITIONS)?;
     // Every copied record carries an origin header.
     for r in &mut copied {
         r.headers.retain(|(k, _)| !k.starts_with("kreplicate."));
     }
-    let positions = committed(&a_boot, GROUP, TOPIC, PARTITIONS)?;
+    let positions = committed(a_boot, GROUP, TOPIC, PARTITIONS)?;
     let mut ok = summary.error.is_none();
     for p in 0..PARTITIONS {
-        let want: Vec<&Record> = records.iter().filter(|r| r.partition == p).collect();
-        let got: Vec<&Record> = copied.iter().filter(|r| r.partition == p).collect();
-        let (first_copies, duplicates) = first_occurrences(&got);
-        let exact = first_copies == want;
-        let pos = positions.get(p as usize).copied().flatten();
-        eprintln!(
-            "  check {TOPIC}[{p}]: {} of {} records on B, {}{}; committed source position {}",
-            first_copies.len().min(want.len()),
-            want.len(),
-            if exact {
-                "identical and in order"
-            } else {
-                "NOT AN EXACT COPY"
-            },
-            if duplicates > 0 {
-                format!(" (+{duplicates} duplicates of a batch retried after the outage: the mock broker, unlike Kafka, does not drop idempotent retries)")
-            } else {
-                String::new()
-            },
-            pos.map_or("none".to_string(), |n| n.to_string())
-        );
-        // `none` promises nothing about the committed positions.
-        ok &= exact && (args.guarantee == Guarantee::None || pos == Some(want.len() as i64));
-        ok &= args.guarantee != Guarantee::ExactlyOnce || duplicates == 0;
+        let position = positions.get(p as usize).copied().flatten();
+        ok &= check_partition(p, records, &copied, position, guarantee);
     }
     eprintln!(
         "{}",
@@ -381,5 +389,40 @@ pub fn run(args: &DemoArgs) -> Result<(Summary, bool)> {
             "  CHECK FAILED: the copy on B is not what the guarantee promises"
         }
     );
-    Ok((summary, ok))
+    Ok(ok)
+}
+
+/// One partition's check, printed: its first copies are the records written, in order;
+/// the committed position is its end (unless `none`); no duplicates with exactly-once.
+fn check_partition(
+    p: i32,
+    records: &[Record],
+    copied: &[Record],
+    pos: Option<i64>,
+    guarantee: Guarantee,
+) -> bool {
+    let want: Vec<&Record> = records.iter().filter(|r| r.partition == p).collect();
+    let got: Vec<&Record> = copied.iter().filter(|r| r.partition == p).collect();
+    let (first_copies, duplicates) = first_occurrences(&got);
+    let exact = first_copies == want;
+    eprintln!(
+        "  check {TOPIC}[{p}]: {} of {} records on B, {}{}; committed source position {}",
+        first_copies.len().min(want.len()),
+        want.len(),
+        if exact {
+            "identical and in order"
+        } else {
+            "NOT AN EXACT COPY"
+        },
+        if duplicates > 0 {
+            format!(" (+{duplicates} duplicates of a batch retried after the outage: the mock broker, unlike Kafka, does not drop idempotent retries)")
+        } else {
+            String::new()
+        },
+        pos.map_or("none".to_string(), |n| n.to_string())
+    );
+    // `none` promises nothing about the committed positions.
+    exact
+        && (guarantee == Guarantee::None || pos == Some(want.len() as i64))
+        && (guarantee != Guarantee::ExactlyOnce || duplicates == 0)
 }

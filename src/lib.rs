@@ -15,7 +15,10 @@
 //!    run's vocabulary from `options`; `config` turns `cli` flags and the YAML into `options`;
 //!    `cli` imports only `options`; `copy_flags` reads `cli` to name misplaced copy flags.
 //! 5. Leaves import nothing of the crate but other leaves: `error`, `offsets`, `origin`,
-//!    `shard`, `suggest`, `throttle`, `tick`, `mock`, `trail`.
+//!    `shard`, `suggest`, `table`, `throttle`, `tick`, `mock`, `trail`.
+//!
+//! Unit tests sit at the end of their module in `#[cfg(test)] mod tests { … }`; where they
+//! would take a file past 450 lines, the module is a folder and they are its `tests.rs`.
 
 mod cli;
 mod config;
@@ -37,6 +40,7 @@ mod report;
 pub mod shard;
 mod source;
 mod suggest;
+mod table;
 mod target;
 mod throttle;
 mod tick;

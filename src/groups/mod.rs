@@ -182,22 +182,9 @@ pub fn translate(req: &Request<'_>) -> Result<Report> {
             let Some(x) = x else { continue };
             let target_topic = target_of(&routes, topic);
             let lookup = (topic.clone(), *p, target_topic.clone(), x);
-            let (status, target_position, read) = match found.get(&lookup) {
-                None => (RowStatus::NoProvenance, None, 0),
-                Some(f) => {
-                    let at = match f.translation {
-                        Translation::At(t) => Some(t),
-                        Translation::Ahead => None,
-                    };
-                    let status = match (at, before) {
-                        (None, _) => RowStatus::AheadOfTheCopy,
-                        (Some(t), Some(b)) if b == t => RowStatus::Unchanged,
-                        (Some(t), Some(b)) if b > t && !req.allow_rewind => RowStatus::KeptAhead,
-                        (Some(_), _) => RowStatus::Translated,
-                    };
-                    (status, at, f.records_read)
-                }
-            };
+            let hit = found.get(&lookup);
+            let (status, target_position) =
+                RowStatus::decide(hit.map(|f| f.translation), before, req.allow_rewind);
             rows.push(Row {
                 group: group.clone(),
                 topic: topic.clone(),
@@ -207,7 +194,7 @@ pub fn translate(req: &Request<'_>) -> Result<Report> {
                 target_position,
                 target_before: before,
                 status,
-                records_read: read,
+                records_read: hit.map_or(0, |f| f.records_read),
             });
         }
         if rows.is_empty() && !matches!(req.selection, Selection::List(_)) {
@@ -264,19 +251,8 @@ fn settle(
         reason: Some(reason),
         committed: false,
     };
-    if rows.is_empty() {
-        return Ok(refuse(
-            "it has no committed position on the selected topics".into(),
-        ));
-    }
-    if let Some(r) = rows.iter().find(|r| !r.status.ok()) {
-        return Ok(refuse(format!(
-            "{}[{}] is {}: {} (nothing committed for this group)",
-            r.topic,
-            r.partition,
-            r.status.text(),
-            r.status.action()
-        )));
+    if let Some(why) = table::refusal(rows) {
+        return Ok(refuse(why));
     }
     if let Some(why) = positions::active(target, group, req.timeout)? {
         return Ok(refuse(why));

@@ -3,6 +3,9 @@
 
 use std::fmt::Write as _;
 
+use crate::table;
+use crate::trail::Translation;
+
 /// One source partition of one group.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Row {
@@ -38,6 +41,28 @@ pub enum RowStatus {
 }
 
 impl RowStatus {
+    /// What one group-partition row does (pure), and the target position it names.
+    /// `translation`: where the group's source position lands on the target (`None`: the
+    /// target holds no positions index for the partition); `before`: the target group's
+    /// committed position, if any.
+    pub fn decide(
+        translation: Option<Translation>,
+        before: Option<i64>,
+        allow_rewind: bool,
+    ) -> (RowStatus, Option<i64>) {
+        let at = match translation {
+            None => return (RowStatus::NoProvenance, None),
+            Some(Translation::Ahead) => return (RowStatus::AheadOfTheCopy, None),
+            Some(Translation::At(t)) => t,
+        };
+        let status = match before {
+            Some(b) if b == at => RowStatus::Unchanged,
+            Some(b) if b > at && !allow_rewind => RowStatus::KeptAhead,
+            _ => RowStatus::Translated,
+        };
+        (status, Some(at))
+    }
+
     pub fn text(self) -> &'static str {
         match self {
             RowStatus::Translated => "translated",
@@ -66,6 +91,22 @@ impl RowStatus {
             RowStatus::Translated | RowStatus::Unchanged | RowStatus::KeptAhead
         )
     }
+}
+
+/// Why a group's rows refuse it as a whole (pure): it has none, or one of them cannot be
+/// committed. Active members on the target are the other refusal, asked of the cluster.
+pub fn refusal(rows: &[Row]) -> Option<String> {
+    if rows.is_empty() {
+        return Some("it has no committed position on the selected topics".into());
+    }
+    let r = rows.iter().find(|r| !r.status.ok())?;
+    Some(format!(
+        "{}[{}] is {}: {} (nothing committed for this group)",
+        r.topic,
+        r.partition,
+        r.status.text(),
+        r.status.action()
+    ))
 }
 
 /// One group: committed, or why not.
@@ -130,21 +171,7 @@ impl Report {
                 status,
             ]);
         }
-        let mut widths = [0usize; 6];
-        for l in &lines {
-            for (w, c) in widths.iter_mut().zip(l) {
-                *w = (*w).max(c.len());
-            }
-        }
-        let mut out = String::new();
-        for l in &lines {
-            let cells: Vec<String> = l
-                .iter()
-                .zip(widths)
-                .map(|(c, w)| format!("{c:<w$}"))
-                .collect();
-            let _ = writeln!(out, "{}", cells.join("  ").trim_end());
-        }
+        let mut out = table::aligned(&lines, &[]);
         for g in &self.groups {
             if let Some(why) = &g.reason {
                 let _ = writeln!(out, "group '{}' refused: {why}", g.group);
@@ -269,5 +296,116 @@ mod tests {
             "committed 1 partition position of 1 group on 'B', 1 group refused"
         );
         assert!(!report.all_translated());
+    }
+
+    #[test]
+    fn issue_21_a_non_ascii_topic_keeps_the_columns_aligned() {
+        let row = |topic: &str| Row {
+            group: "billing".into(),
+            topic: topic.into(),
+            partition: 0,
+            target_topic: topic.into(),
+            source_position: 7,
+            target_position: Some(7),
+            target_before: None,
+            status: RowStatus::Translated,
+            records_read: 0,
+        };
+        let report = Report {
+            from: "A".into(),
+            to: "B".into(),
+            dry_run: false,
+            groups: vec![GroupOutcome {
+                group: "billing".into(),
+                status: "translated",
+                reason: None,
+                committed: true,
+            }],
+            // 'é' is two bytes and one column.
+            partitions: vec![row("commandes-été"), row("orders")],
+        };
+        let t = report.table();
+        let lines: Vec<&str> = t.lines().collect();
+        let column = |line: &str| {
+            line.find("PARTITION")
+                .or_else(|| line.find("0  "))
+                .map(|at| line[..at].chars().count())
+        };
+        assert_eq!(column(lines[0]), Some(24), "{t}");
+        assert_eq!(column(lines[1]), Some(24), "{t}");
+        assert_eq!(column(lines[2]), Some(24), "{t}");
+    }
+
+    #[test]
+    fn issue_21_each_row_decision() {
+        use RowStatus::*;
+        let decide = RowStatus::decide;
+        let at = |t| Some(Translation::At(t));
+        // No positions index on the target for the partition: no provenance, nothing to move.
+        assert_eq!(decide(None, Some(5), false), (NoProvenance, None));
+        // The copy has not reached the group's position.
+        assert_eq!(
+            decide(Some(Translation::Ahead), None, true),
+            (AheadOfTheCopy, None)
+        );
+        // A target group without a position, or behind the translation: moved.
+        assert_eq!(decide(at(40), None, false), (Translated, Some(40)));
+        assert_eq!(decide(at(40), Some(39), false), (Translated, Some(40)));
+        // Already there.
+        assert_eq!(decide(at(40), Some(40), false), (Unchanged, Some(40)));
+        assert_eq!(decide(at(40), Some(40), true), (Unchanged, Some(40)));
+        // Further than the translation: kept, unless --allow-rewind.
+        assert_eq!(decide(at(40), Some(41), false), (KeptAhead, Some(40)));
+        assert_eq!(decide(at(40), Some(41), true), (Translated, Some(40)));
+        // What each outcome means for its group.
+        let ok: Vec<RowStatus> = [
+            NoProvenance,
+            AheadOfTheCopy,
+            Translated,
+            Unchanged,
+            KeptAhead,
+        ]
+        .into_iter()
+        .filter(|s| s.ok())
+        .collect();
+        assert_eq!(ok, [Translated, Unchanged, KeptAhead]);
+    }
+
+    #[test]
+    fn issue_21_a_group_is_refused_by_its_first_row_that_cannot_commit() {
+        let row = |partition, status| Row {
+            group: "billing".into(),
+            topic: "orders".into(),
+            partition,
+            target_topic: "orders".into(),
+            source_position: 9,
+            target_position: None,
+            target_before: None,
+            status,
+            records_read: 0,
+        };
+        assert_eq!(
+            refusal(&[]).as_deref(),
+            Some("it has no committed position on the selected topics")
+        );
+        let fine = [
+            row(0, RowStatus::Translated),
+            row(1, RowStatus::KeptAhead),
+            row(2, RowStatus::Unchanged),
+        ];
+        assert_eq!(refusal(&fine), None);
+        let ahead = [
+            row(0, RowStatus::Translated),
+            row(1, RowStatus::AheadOfTheCopy),
+            row(2, RowStatus::NoProvenance),
+        ];
+        assert_eq!(
+            refusal(&ahead).as_deref(),
+            Some("orders[1] is ahead of the copy: copy first, then translate (nothing committed for this group)")
+        );
+        assert_eq!(
+            refusal(&ahead[2..]).as_deref(),
+            Some("orders[2] is no provenance on the target: copy it with kreplicate (with its origin header), then translate (nothing committed for this group)")
+        );
     }
 }

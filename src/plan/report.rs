@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::options::{RunOptions, StartPosition};
 use crate::report::JSON_VERSION;
+use crate::table;
 use crate::topics::configs::{describe, Drift};
 use crate::topics::Inspection;
 
@@ -182,7 +183,7 @@ impl Plan {
                 target,
             ]);
         }
-        out.push_str(&table(&rows));
+        out.push_str(&table::aligned(&rows, &[]));
         for t in &self.topics {
             if !t.create_configs.is_empty() {
                 let list: Vec<String> = t
@@ -221,7 +222,7 @@ impl Plan {
             }
         }
         out.push('\n');
-        out.push_str(&table(&rows));
+        out.push_str(&table::aligned(&rows, &[]));
         out.push_str(&format!("\nrecords to copy: {}\n", self.records_to_copy));
         if lower_bound {
             out.push_str("(exactly-once resumes after the newest record the target holds: the group's positions are a lower bound)\n");
@@ -235,27 +236,6 @@ impl Plan {
         }
         out
     }
-}
-
-/// Left-aligned columns, two spaces apart.
-fn table<const N: usize>(rows: &[[String; N]]) -> String {
-    let mut widths = [0usize; N];
-    for row in rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let mut out = String::new();
-    for row in rows {
-        let cells: Vec<String> = row
-            .iter()
-            .zip(widths)
-            .map(|(c, w)| format!("{c:<w$}"))
-            .collect();
-        out.push_str(cells.join("  ").trim_end());
-        out.push('\n');
-    }
-    out
 }
 
 #[cfg(test)]
@@ -281,14 +261,5 @@ mod tests {
         p.set_bounds(Some((0, 3)), StartPosition::Earliest);
         assert!(p.gap);
         assert_eq!(p.records_to_copy, Some(0));
-    }
-
-    #[test]
-    fn tables_align_columns() {
-        let rows = [
-            ["a".to_string(), "bb".to_string()],
-            ["ccc".to_string(), "d".to_string()],
-        ];
-        assert_eq!(table(&rows), "a    bb\nccc  d\n");
     }
 }

@@ -9,8 +9,9 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::check::{add_partitions, own_records, realise};
+use super::check::own_records;
 use super::drift::compare_configs;
+use super::realise::{add_partitions, realise};
 use super::{cluster_ids, loops, metadata, same_cluster, Route};
 use super::{TargetChanges, TopicCheck};
 use crate::error::{Error, Result};

@@ -4,14 +4,18 @@
 //!
 //! * this module: routes, metadata, selection (`--topics`, `--exclude`, `--rename`);
 //! * `check`: what a run would do to the target ([`inspect`]) and doing it ([`apply`]);
+//! * `realise`: the writes of [`apply`] and of discovery: create topics, add partitions,
+//!   set configs;
 //! * `configs`: which configs travel and where a target differs (pure);
 //! * `drift`: reading both sides' configs and reporting what differs;
 //! * `discover`: looking again while a run copies (`--refresh-topics`);
-//! * `admin`: describe, create and incrementally alter topic configs;
+//! * `admin`: the admin client and describing topic configs;
+//! * `alter`: IncrementalAlterConfigs through librdkafka's C API;
 //! * `limits`: the smallest `max.message.bytes` of the target topics.
 
 mod access;
 mod admin;
+mod alter;
 mod authorized;
 mod check;
 pub mod configs;
@@ -20,6 +24,7 @@ mod drift;
 mod index;
 pub mod limits;
 pub mod loops;
+mod realise;
 
 pub use check::{apply, identity, inspect, stamp, Applied, Inspection};
 pub use discover::{follow_assigned, refresh};

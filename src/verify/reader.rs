@@ -178,108 +178,102 @@ pub(super) fn verify_partition(
     partition: i32,
     accept_duplicates: bool,
 ) -> Result<PartitionReport> {
-    let row = |s: Option<SideStats>,
-               t: Option<SideStats>,
-               c: Comparison,
-               ok: bool,
-               note: Option<String>| {
-        PartitionReport {
-            topic: route.source.clone(),
-            target_topic: route.target.clone(),
-            partition,
-            source_count: s.map_or(0, |s| s.count),
-            target_count: t.map_or(0, |t| t.count),
-            source_offsets: s.and_then(|s| s.offsets),
-            target_offsets: t.and_then(|t| t.offsets),
-            missing: c.missing,
-            extra: c.extra,
-            duplicates: c.duplicates,
-            reordered: c.reordered,
-            altered: c.altered,
-            status: if ok {
-                PartitionStatus::Ok
-            } else {
-                PartitionStatus::Diff
-            },
-            source_digest: s.map(|s| s.digest.hex()),
-            target_digest: t.map(|t| t.digest.hex()),
-            note,
-            examples: c.examples,
-        }
-    };
     let in_source = partition < route.source_partitions;
     let in_target = partition < route.target_partitions;
-    if in_source && in_target {
-        src.open(&route.source, partition)?;
-        tgt.open(&route.target, partition)?;
-        let (mut s, mut t) = (SideStats::default(), SideStats::default());
-        loop {
-            match (src.next()?, tgt.next()?) {
-                (None, None) => {
-                    return Ok(row(Some(s), Some(t), Comparison::default(), true, None))
-                }
-                (Some(a), Some(b)) if a.same_record(&b) => {
-                    s.add(&a);
-                    t.add(&b);
-                }
-                _ => break,
+    match (in_source, in_target) {
+        (true, true) => on_both_sides(src, tgt, route, partition, accept_duplicates),
+        (true, false) => only_in_source(src, route, partition),
+        (false, _) => only_in_target(tgt, route, partition),
+    }
+}
+
+/// Both sides have the partition: lockstep while they agree, the full comparison once they
+/// differ.
+fn on_both_sides(
+    src: &mut Reader,
+    tgt: &mut Reader,
+    route: &Route,
+    partition: i32,
+    accept_duplicates: bool,
+) -> Result<PartitionReport> {
+    if let Some((s, t)) = lockstep(src, tgt, route, partition)? {
+        let same = Comparison::default();
+        return Ok(row(route, partition, Some(s), Some(t), same, true, None));
+    }
+    let (s, t) = read_both(src, tgt, route, partition)?;
+    let c = compare(&s, &t);
+    let ok = c.is_exact(accept_duplicates);
+    let (s, t) = (SideStats::of(&s), SideStats::of(&t));
+    Ok(row(route, partition, Some(s), Some(t), c, ok, None))
+}
+
+/// Reads both sides record by record while they agree, keeping nothing per record: both
+/// sides' stats when they agree to the end, `None` at the first difference.
+fn lockstep(
+    src: &mut Reader,
+    tgt: &mut Reader,
+    route: &Route,
+    partition: i32,
+) -> Result<Option<(SideStats, SideStats)>> {
+    src.open(&route.source, partition)?;
+    tgt.open(&route.target, partition)?;
+    let (mut s, mut t) = (SideStats::default(), SideStats::default());
+    loop {
+        match (src.next()?, tgt.next()?) {
+            (None, None) => return Ok(Some((s, t))),
+            (Some(a), Some(b)) if a.same_record(&b) => {
+                s.add(&a);
+                t.add(&b);
             }
+            _ => return Ok(None),
         }
-        // They differ: compare the whole partition from its fingerprints, reading both
-        // sides again from the start, at the same time.
-        let (s, t) = std::thread::scope(|scope| {
-            let source = scope.spawn(|| src.read_all(&route.source, partition));
-            let t = tgt.read_all(&route.target, partition);
-            let s = source
-                .join()
-                .unwrap_or_else(|_| Err(Error::usage("internal error: the source reader failed")));
-            (s, t)
-        });
-        let (s, t) = (s?, t?);
-        let c = compare(&s, &t);
-        let ok = c.is_exact(accept_duplicates);
-        return Ok(row(
-            Some(SideStats::of(&s)),
-            Some(SideStats::of(&t)),
-            c,
-            ok,
-            None,
-        ));
     }
-    if in_source {
-        let (s, first) = src.scan(&route.source, partition)?;
-        let c = Comparison {
-            missing: s.count,
-            examples: first
-                .iter()
-                .map(|fp| Example {
-                    kind: Problem::Missing,
-                    source_offset: Some(fp.offset),
-                    target_offset: None,
-                    detail: "not in the target".into(),
-                })
-                .collect(),
-            ..Comparison::default()
-        };
-        let note = format!(
-            "partition {partition} does not exist on the target ('{}' has {} partitions, '{}' has {})",
-            route.target, route.target_partitions, route.source, route.source_partitions
-        );
-        // A missing partition is a difference even when the source partition is empty.
-        return Ok(row(Some(s), None, c, false, Some(note)));
-    }
+}
+
+/// Both sides' fingerprints, read again from the start, at the same time.
+fn read_both(
+    src: &mut Reader,
+    tgt: &mut Reader,
+    route: &Route,
+    partition: i32,
+) -> Result<(Vec<Fingerprint>, Vec<Fingerprint>)> {
+    let (s, t) = std::thread::scope(|scope| {
+        let source = scope.spawn(|| src.read_all(&route.source, partition));
+        let t = tgt.read_all(&route.target, partition);
+        let s = source
+            .join()
+            .unwrap_or_else(|_| Err(Error::usage("internal error: the source reader failed")));
+        (s, t)
+    });
+    Ok((s?, t?))
+}
+
+/// The target lacks the partition: every source record is missing.
+fn only_in_source(src: &mut Reader, route: &Route, partition: i32) -> Result<PartitionReport> {
+    let (s, first) = src.scan(&route.source, partition)?;
+    let c = Comparison {
+        missing: s.count,
+        examples: examples(&first, Problem::Missing, "not in the target"),
+        ..Comparison::default()
+    };
+    let note = format!(
+        "partition {partition} does not exist on the target ('{}' has {} partitions, '{}' has {})",
+        route.target, route.target_partitions, route.source, route.source_partitions
+    );
+    // A missing partition is a difference even when the source partition is empty.
+    Ok(row(route, partition, Some(s), None, c, false, Some(note)))
+}
+
+/// The source lacks the partition: every target record is extra, so it must be empty.
+fn only_in_target(tgt: &mut Reader, route: &Route, partition: i32) -> Result<PartitionReport> {
     let (t, first) = tgt.scan(&route.target, partition)?;
     let c = Comparison {
         extra: t.count,
-        examples: first
-            .iter()
-            .map(|fp| Example {
-                kind: Problem::Extra,
-                source_offset: None,
-                target_offset: Some(fp.offset),
-                detail: "in a partition the source does not have".into(),
-            })
-            .collect(),
+        examples: examples(
+            &first,
+            Problem::Extra,
+            "in a partition the source does not have",
+        ),
         ..Comparison::default()
     };
     let note = format!(
@@ -287,5 +281,54 @@ pub(super) fn verify_partition(
         route.target, route.target_partitions, route.source, route.source_partitions
     );
     let ok = t.count == 0;
-    Ok(row(None, Some(t), c, ok, Some(note)))
+    Ok(row(route, partition, None, Some(t), c, ok, Some(note)))
+}
+
+/// The first records of a partition one side lacks, as examples of `kind`.
+fn examples(first: &[Fingerprint], kind: Problem, detail: &str) -> Vec<Example> {
+    let (on_source, on_target) = (kind == Problem::Missing, kind == Problem::Extra);
+    first
+        .iter()
+        .map(|fp| Example {
+            kind,
+            source_offset: on_source.then_some(fp.offset),
+            target_offset: on_target.then_some(fp.offset),
+            detail: detail.into(),
+        })
+        .collect()
+}
+
+/// One partition's row of the report.
+fn row(
+    route: &Route,
+    partition: i32,
+    s: Option<SideStats>,
+    t: Option<SideStats>,
+    c: Comparison,
+    ok: bool,
+    note: Option<String>,
+) -> PartitionReport {
+    PartitionReport {
+        topic: route.source.clone(),
+        target_topic: route.target.clone(),
+        partition,
+        source_count: s.map_or(0, |s| s.count),
+        target_count: t.map_or(0, |t| t.count),
+        source_offsets: s.and_then(|s| s.offsets),
+        target_offsets: t.and_then(|t| t.offsets),
+        missing: c.missing,
+        extra: c.extra,
+        duplicates: c.duplicates,
+        reordered: c.reordered,
+        altered: c.altered,
+        status: if ok {
+            PartitionStatus::Ok
+        } else {
+            PartitionStatus::Diff
+        },
+        source_digest: s.map(|s| s.digest.hex()),
+        target_digest: t.map(|t| t.digest.hex()),
+        note,
+        examples: c.examples,
+    }
 }

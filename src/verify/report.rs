@@ -7,6 +7,7 @@ use serde::Serialize;
 use super::compare::{Example, MAX_EXAMPLES};
 use super::configs::Configs;
 use super::fingerprint::{Digest, Fingerprint};
+use crate::table;
 use crate::topics::TopicDrift;
 
 /// First and last offset of the records read from a partition.
@@ -237,37 +238,10 @@ impl Report {
                 ]
             })
             .collect();
-        let mut width: Vec<usize> = header.iter().map(|h| h.len()).collect();
-        for r in &rows {
-            for (w, c) in width.iter_mut().zip(r) {
-                *w = (*w).max(c.chars().count());
-            }
-        }
-        let line = |cells: Vec<&str>| -> String {
-            let mut s = String::new();
-            for (i, (c, w)) in cells.iter().zip(&width).enumerate() {
-                let pad = w.saturating_sub(c.chars().count());
-                // Text left-aligned, numbers right-aligned.
-                if i == 0 || i == 4 || i == 5 || i == 11 {
-                    s.push_str(c);
-                    if i + 1 < cells.len() {
-                        s.push_str(&" ".repeat(pad));
-                    }
-                } else {
-                    s.push_str(&" ".repeat(pad));
-                    s.push_str(c);
-                }
-                if i + 1 < cells.len() {
-                    s.push_str("  ");
-                }
-            }
-            s.push('\n');
-            s
-        };
-        let mut out = line(header.to_vec());
-        for r in &rows {
-            out.push_str(&line(r.iter().map(String::as_str).collect()));
-        }
+        let mut lines = vec![header.map(String::from)];
+        lines.extend(rows);
+        // Text left-aligned, numbers right-aligned.
+        let mut out = table::aligned(&lines, &[1, 2, 3, 6, 7, 8, 9, 10]);
         let mut problems = String::new();
         for p in &self.partitions {
             if let Some(n) = &p.note {

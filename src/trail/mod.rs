@@ -289,5 +289,4 @@ impl Search {
 }
 
 #[cfg(test)]
-#[path = "trail_tests.rs"]
 mod tests;

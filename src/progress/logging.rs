@@ -1,0 +1,85 @@
+//! Lines on stderr: [`say`] prints above the progress bar (time-stamped off a terminal), and
+//! `-v`/`RUST_LOG` log records go the same way.
+
+use std::io::IsTerminal;
+use std::sync::Mutex;
+use std::time::SystemTime;
+
+use indicatif::ProgressBar;
+
+/// The bar currently drawn, if any: `say` prints above it instead of through it.
+static ACTIVE: Mutex<Option<ProgressBar>> = Mutex::new(None);
+
+/// Prints one line on stderr without tearing the progress display; time-stamped when stderr is
+/// not a terminal.
+pub fn say(line: &str) {
+    emit(line, !std::io::stderr().is_terminal());
+}
+
+pub(super) fn emit(line: &str, stamped: bool) {
+    let line = if stamped {
+        format!(
+            "{} {line}",
+            humantime::format_rfc3339_millis(SystemTime::now())
+        )
+    } else {
+        line.to_string()
+    };
+    let active = ACTIVE.lock().unwrap_or_else(|e| e.into_inner());
+    match active.as_ref() {
+        Some(bar) => bar.println(line),
+        None => eprintln!("{line}"),
+    }
+}
+
+/// The bar lines are printed above from now on, or none.
+pub(super) fn draw_above(bar: Option<ProgressBar>) {
+    *ACTIVE.lock().unwrap_or_else(|e| e.into_inner()) = bar;
+}
+
+/// `-v`/`RUST_LOG` diagnostics: log records (ours and librdkafka's) as lines on stderr.
+struct StderrLog;
+
+impl log::Log for StderrLog {
+    fn enabled(&self, m: &log::Metadata<'_>) -> bool {
+        m.level() <= log::max_level()
+    }
+    fn log(&self, r: &log::Record<'_>) {
+        if !self.enabled(r.metadata()) {
+            return;
+        }
+        let msg = r.args().to_string();
+        // Not errors: the partition-EOF events kreplicate asks for, and rust-rdkafka's drop
+        // trying to close a consumer that kreplicate already closed.
+        if r.target().starts_with("rdkafka::")
+            && (msg.contains("PartitionEOF")
+                || msg.starts_with("Failed to close consumer queue on drop"))
+        {
+            return;
+        }
+        // rust-rdkafka starts librdkafka's lines with the target's name again.
+        let msg = msg.strip_prefix("librdkafka: ").unwrap_or(&msg);
+        emit(
+            &format!("kreplicate: {} {}: {msg}", r.level(), r.target()),
+            true,
+        );
+    }
+    fn flush(&self) {}
+}
+
+/// Level from `-v` counts (1 info, 2 debug, 3 trace); without `-v`, from `RUST_LOG` when it
+/// is set to a level.
+pub fn init_logging(verbose: u8) {
+    let level = match verbose {
+        0 => std::env::var("RUST_LOG")
+            .ok()
+            .and_then(|v| v.trim().parse::<log::LevelFilter>().ok())
+            .unwrap_or(log::LevelFilter::Off),
+        1 => log::LevelFilter::Info,
+        2 => log::LevelFilter::Debug,
+        _ => log::LevelFilter::Trace,
+    };
+    if level != log::LevelFilter::Off && log::set_logger(&StderrLog).is_ok() {
+        log::set_max_level(level);
+    }
+}
