@@ -16,6 +16,8 @@
 #   MODE+shard     the same with --shard 1/1: static assignment, no consumer-group join
 #   MODE+bare      the same with --no-origin-header: the cost of the origin header (issue 11)
 #   MODE+848       the same with -X group.protocol=consumer (KIP-848 consumer groups)
+#   MODE+before    the same with the binary KR_BEFORE (a build of another commit): a change's
+#                  before and after, alternating in one run
 # Every run: wall time from process start until the last record is readable on B, records/s,
 # MB/s, CPU seconds of the copier's process (utime+stime; the brokers' apart), peak RSS (GNU time
 # %M, or VmHWM for MM2). Every copied topic is read back and compared with the source partition by
@@ -33,6 +35,7 @@
 #   RECORDS          records per pair [MB_PER_RUN MB / value size, at most 2,000,000]
 #   MB_PER_RUN       backlog size when RECORDS is not set [200]
 #   KR_EXTRA         extra kreplicate arguments for every kreplicate run
+#   KR_BEFORE        the kreplicate binary the +before modes run
 #   EOS_EXTRA        extra arguments for the exactly-once modes only
 #   CEILING_ARGS     extra raw_copy arguments (-C consumer / -P producer properties); raw_copy's
 #                    own defaults mirror kreplicate's client defaults in src/kafka/: keep in sync
@@ -57,6 +60,7 @@ OUT="${OUT:-$REPO/bench/results/latest.json}"
 NO_BUILD="${NO_BUILD:-0}"
 KEEP="${KEEP:-0}"
 KR_EXTRA="${KR_EXTRA:-}"
+KR_BEFORE="${KR_BEFORE:-}"
 EOS_EXTRA="${EOS_EXTRA:-}"
 CEILING_ARGS="${CEILING_ARGS:-}"
 MM2_HEAP="${MM2_HEAP:--Xms256m -Xmx2g}"
@@ -133,6 +137,7 @@ KR="$TARGET_DIR/release/kreplicate"
 LOAD="$TARGET_DIR/release/examples/load"
 RAW="$TARGET_DIR/release/examples/raw_copy"
 for b in "$KR" "$LOAD" "$RAW"; do [ -x "$b" ] || die "missing $b (build first)"; done
+[[ " $MODES " != *+before* ]] || [ -x "$KR_BEFORE" ] || die "the +before modes need KR_BEFORE, a kreplicate binary" 2
 
 # --- brokers ---------------------------------------------------------------------------------
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/kreplicate-bench.XXXXXX")"
@@ -306,7 +311,9 @@ run_mode() {
             [ -z "$CEILING_ARGS" ] || cmd+=($CEILING_ARGS)
         else
             group="bench-$slug-r$round-$$-$RUN_NO"
-            cmd=("$KR" --from "$SRC" --to "$DST" --topics "$TOPIC" --guarantee "$guarantee"
+            local kr="$KR"
+            [[ "$mode" != *+before* ]] || kr="$KR_BEFORE"
+            cmd=("$kr" --from "$SRC" --to "$DST" --topics "$TOPIC" --guarantee "$guarantee"
                  --until-caught-up --create-topics --group "$group" --rename "{topic}.$slug.r$round" --json)
             [[ "$mode" != *+shard* ]] || cmd+=(--shard 1/1)
             [[ "$mode" != *+bare* ]] || cmd+=(--no-origin-header)

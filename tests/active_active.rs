@@ -9,8 +9,8 @@ use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::KafkaError;
 use rdkafka::Message;
 
+use crate::common::kr;
 use crate::common::{self, Kafka, Rec};
-use crate::kr;
 
 const PARTITIONS: i32 = 2;
 

@@ -2,8 +2,8 @@
 
 use std::time::{Duration, Instant};
 
+use crate::common::kr;
 use crate::common::{self, Kafka};
-use crate::kr;
 use kreplicate::shard::Shard;
 
 fn assert_usage_error(args: &[&str], expect: &str) {

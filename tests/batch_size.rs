@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
+use crate::common::kr::{self, ORIGIN};
 use crate::common::{self, Kafka, Rec};
-use crate::kr::{self, ORIGIN};
 
 const RECORDS: usize = 3000;
 const PARTITIONS: i32 = 3;

@@ -1,8 +1,8 @@
 //! End to end through the built binary on Apache Kafka: a faithful copy. Tests that rely on the
 //! default group (named after the target cluster) get clusters of their own; the others share.
 
+use crate::common::kr::{self, FAST_GROUP};
 use crate::common::{self, Kafka};
-use crate::kr::{self, FAST_GROUP};
 
 fn args<'a>(a: &'a Kafka, b: &'a Kafka, extra: &[&'a str]) -> Vec<&'a str> {
     let mut v = vec!["--from", a.bootstrap.as_str(), "--to", b.bootstrap.as_str()];
@@ -151,7 +151,7 @@ fn regex_selection_with_rename_skips_internal_topics() {
         assert_eq!(common::partition_count(&b.bootstrap, &target), 2);
         kr::assert_complete(&a.bootstrap, &b.bootstrap, t, &target, 2);
     }
-    let md_topics = crate::kr::topics(&b.bootstrap);
+    let md_topics = crate::common::kr::topics(&b.bootstrap);
     assert!(
         !md_topics
             .iter()

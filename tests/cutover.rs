@@ -10,8 +10,8 @@ use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
 use rdkafka::error::KafkaError;
 use rdkafka::Message;
 
+use crate::common::kr::{self, FAST_GROUP};
 use crate::common::{self, Kafka};
-use crate::kr::{self, FAST_GROUP};
 
 /// The commands of the guide's cut-over block (`nth` 0) or failback block (1), in order.
 fn recipe(nth: usize) -> Vec<Vec<String>> {

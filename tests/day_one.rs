@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
+use crate::common::kr;
 use crate::common::{self, Kafka};
-use crate::kr;
 
 fn write_config(name: &str, text: &str) -> String {
     let path = common::scratch_dir().join(format!("{}.yaml", common::unique(name)));

@@ -1,6 +1,6 @@
 //! The README's first command: `kreplicate demo`, with each guarantee.
 
-use crate::kr;
+use crate::common::kr;
 
 #[test]
 fn demo_copies_every_record_with_each_guarantee() {

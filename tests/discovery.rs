@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use kreplicate::shard::Shard;
 
+use crate::common::kr;
 use crate::common::{self, Kafka};
-use crate::kr;
 
 /// End offsets of `topic`'s partitions on `bootstrap`, from what a reader sees.
 fn ends(bootstrap: &str, topic: &str, partitions: i32) -> Vec<i64> {

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::common;
-use crate::kr;
+use crate::common::kr;
 
 fn files(dir: &Path) -> BTreeSet<String> {
     std::fs::read_dir(dir)

@@ -4,7 +4,7 @@
 use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
 
 use crate::common;
-use crate::kr;
+use crate::common::kr;
 
 /// The positions index topic the copies write on the target.
 const INDEX_TOPIC: &str = "__kreplicate.index";

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 use kreplicate::mock::MockKafka;
 use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
 
+use crate::common::kr::{self, FAST_GROUP};
 use crate::common::{self, Got, Kafka, Rec};
-use crate::kr::{self, FAST_GROUP};
 
 const ORIGIN: &str = "kreplicate.origin";
 
@@ -157,14 +157,11 @@ fn exactly_once_crash_campaign() {
         let mut run_args = args.clone();
         run_args.extend(["--metrics-addr", addr.as_str()]);
         let child = kr::spawn(&run_args);
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while !copying(&addr) {
-            assert!(
-                Instant::now() < deadline,
-                "round {round}: the run never started"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        common::wait_until(
+            &format!("round {round}: the run to start"),
+            Duration::from_secs(60),
+            || copying(&addr),
+        );
         std::thread::sleep(Duration::from_millis(rng.next(1500)));
         if round == 17 || round == 21 {
             // The source dies under the run, the run is killed, the source comes back.
@@ -262,14 +259,11 @@ fn exactly_once_second_instance_with_the_same_identity_stops_the_first() {
     eprintln!("older instance stopped after {:?}", started.elapsed());
     drop(writer);
     let total = common::read_all(&a.bootstrap, t).len() as i64;
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while common::committed(&a.bootstrap, g, t, 2).iter().sum::<i64>() < total {
-        assert!(
-            Instant::now() < deadline,
-            "the newer instance did not catch up"
-        );
-        std::thread::sleep(Duration::from_millis(500));
-    }
+    common::wait_until(
+        "the newer instance to catch up",
+        Duration::from_secs(60),
+        || common::committed(&a.bootstrap, g, t, 2).iter().sum::<i64>() >= total,
+    );
     kr::signal(&second, "INT");
     let new = kr::wait(second, Duration::from_secs(60));
     assert_eq!(new.code, 0, "{new:?}");

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use kreplicate::mock::MockKafka;
 use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
 
+use crate::common::kr::{self, FAST_GROUP};
 use crate::common::{self, Kafka};
-use crate::kr::{self, FAST_GROUP};
 
 const TOPIC: &str = "t";
 const PARTS: i32 = 2;

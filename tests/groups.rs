@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 use kreplicate::mock::MockKafka;
 use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
 
+use crate::common::kr::{self, FAST_GROUP};
 use crate::common::{self, Kafka};
-use crate::kr::{self, FAST_GROUP};
 
 fn args<'a>(a: &'a Kafka, b: &'a Kafka, group: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
     let mut v = vec![
@@ -21,14 +21,6 @@ fn args<'a>(a: &'a Kafka, b: &'a Kafka, group: &'a str, extra: &[&'a str]) -> Ve
     v.extend_from_slice(&FAST_GROUP);
     v.extend_from_slice(extra);
     v
-}
-
-fn wait_until(what: &str, limit: Duration, mut f: impl FnMut() -> bool) {
-    let deadline = Instant::now() + limit;
-    while !f() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(250));
-    }
 }
 
 #[test]
@@ -47,7 +39,7 @@ fn two_processes_in_one_group_split_the_partitions_and_copy_everything() {
         kr::spawn(&v)
     });
     // Both joined and hold two partitions each before there is anything to copy.
-    wait_until("the split", Duration::from_secs(60), || {
+    common::wait_until("the split", Duration::from_secs(60), || {
         addrs
             .iter()
             .all(|addr| kr::metric(addr, "kreplicate_assigned_partitions") == Some(2.0))
@@ -60,7 +52,7 @@ fn two_processes_in_one_group_split_the_partitions_and_copy_everything() {
             &kr::records(total / 4, 4, &format!("r{round}")),
         );
     }
-    wait_until("every record committed", Duration::from_secs(60), || {
+    common::wait_until("every record committed", Duration::from_secs(60), || {
         common::committed(&a.bootstrap, g, t, 4) == vec![(total / 4) as i64; 4]
     });
     kr::signal(&first, "INT");
@@ -218,7 +210,7 @@ fn first_signal_commits_and_exits_0_second_exits_130() {
         "g",
         &["--topics", "t", "--json", "--commit-interval", "1h"],
     ));
-    wait_until("the copy", Duration::from_secs(60), || {
+    common::wait_until("the copy", Duration::from_secs(60), || {
         common::read_all(&b.bootstrap, "t").len() >= 500
     });
     kr::signal(&child, "INT");
@@ -254,12 +246,12 @@ fn first_signal_commits_and_exits_0_second_exits_130() {
             })
             .unwrap_or(-1.0)
     };
-    wait_until("the assignment", Duration::from_secs(60), || {
+    common::wait_until("the assignment", Duration::from_secs(60), || {
         sum("kreplicate_assigned_partitions") == 2.0
     });
     b.freeze();
     common::produce(&a.bootstrap, "t", &kr::records(100, 2, "more"));
-    wait_until("the new records fetched", Duration::from_secs(60), || {
+    common::wait_until("the new records fetched", Duration::from_secs(60), || {
         sum("kreplicate_source_end_offset") == 600.0
     });
     kr::signal(&child, "INT");
@@ -316,7 +308,7 @@ fn issue_5_until_caught_up_waits_for_the_assignment_after_losing_it() {
         .stderr(std::fs::File::create(&log).expect("log file"))
         .spawn()
         .expect("spawn kreplicate");
-    wait_until("the first commit", Duration::from_secs(60), || {
+    common::wait_until("the first commit", Duration::from_secs(60), || {
         common::committed(&a.bootstrap, "g", "t", 4)
             .iter()
             .any(|&c| c > 0)
@@ -387,7 +379,7 @@ fn issue_5_a_partition_paused_at_its_end_is_read_again_after_a_lost_assignment()
         // No commit before the assignment is lost: t[0] comes back with nothing committed.
         &["--until-caught-up", "--commit-interval", "1h"],
     ));
-    wait_until("t[0] copied", Duration::from_secs(30), || {
+    common::wait_until("t[0] copied", Duration::from_secs(30), || {
         kr::partition(&common::read_all(&bb, "t"), 0).len() == 200
     });
     // The coordinator forgets the member: the assignment is lost and the group re-grants it.
@@ -438,10 +430,10 @@ fn lose_the_assignment_with_records_in_flight(
         .stderr(std::fs::File::create(&log).expect("log file"))
         .spawn()
         .expect("spawn kreplicate");
-    wait_until("the assignment", Duration::from_secs(30), || {
+    common::wait_until("the assignment", Duration::from_secs(30), || {
         common::file_tail(&log, 20_000).contains("assigned 2 source partitions")
     });
-    wait_until(when, Duration::from_secs(30), || {
+    common::wait_until(when, Duration::from_secs(30), || {
         common::file_tail(&log, 20_000).contains(when)
     });
     std::thread::sleep(Duration::from_millis(300));
@@ -465,7 +457,7 @@ fn issue_5_deliveries_in_flight_when_an_assignment_is_lost_stay_with_it() {
         "assigned 2 source partitions",
     );
     let (ab, bb) = (a.bootstrap().unwrap(), b.bootstrap().unwrap());
-    wait_until(
+    common::wait_until(
         "every record committed, or a failure",
         Duration::from_secs(60),
         || {
@@ -669,20 +661,20 @@ fn issue_17_members_joining_and_leaving_with_records_in_flight_lose_nothing() {
     };
     let assigned = |i: usize| kr::metric(&addrs[i], "kreplicate_assigned_partitions");
     let first = spawn(0);
-    wait_until("the first member's copy", Duration::from_secs(60), || {
+    common::wait_until("the first member's copy", Duration::from_secs(60), || {
         common::committed(&a.bootstrap, g, t, 4)
             .iter()
             .any(|&c| c > 0)
     });
     let second = spawn(1);
-    wait_until("the split", Duration::from_secs(60), || {
+    common::wait_until("the split", Duration::from_secs(60), || {
         assigned(0) == Some(2.0) && assigned(1) == Some(2.0)
     });
     // The first leaves while it copies: its partitions go to the second.
     kr::signal(&first, "INT");
     let r1 = kr::wait(first, Duration::from_secs(60));
     assert_eq!(r1.code, 0, "{r1:?}");
-    wait_until("the second takes all", Duration::from_secs(60), || {
+    common::wait_until("the second takes all", Duration::from_secs(60), || {
         assigned(1) == Some(4.0)
     });
     drop(writer);
@@ -690,7 +682,7 @@ fn issue_17_members_joining_and_leaving_with_records_in_flight_lose_nothing() {
     let ends: Vec<i64> = (0..4)
         .map(|p| src.iter().filter(|g| g.partition == p).count() as i64)
         .collect();
-    wait_until("every record committed", Duration::from_secs(60), || {
+    common::wait_until("every record committed", Duration::from_secs(60), || {
         common::committed(&a.bootstrap, g, t, 4) == ends
     });
     kr::signal(&second, "INT");

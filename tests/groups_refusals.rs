@@ -7,7 +7,7 @@ use rdkafka::consumer::{BaseConsumer, Consumer};
 
 use crate::common::{self, Kafka};
 
-use crate::kr;
+use crate::common::kr;
 
 const PARTS: i32 = 2;
 

@@ -7,8 +7,8 @@
 
 use std::time::{Duration, Instant};
 
+use crate::common::kr;
 use crate::common::{self, Kafka};
-use crate::kr;
 
 /// Waits until the group's committed positions on `a` reach `want` (the run's `--start latest`
 /// decision is committed at once): records produced after that are after the decision.

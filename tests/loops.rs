@@ -5,8 +5,8 @@
 use std::process::Child;
 use std::time::{Duration, Instant};
 
+use crate::common::kr::{self, FAST_GROUP};
 use crate::common::{self, Kafka};
-use crate::kr::{self, FAST_GROUP};
 
 fn run(from: &str, to: &str, topics: &str, rename: &str) -> kr::Run {
     let mut v = vec![

@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use crate::common::kr;
 use crate::common::{self, Kafka, NodeExporter, Prometheus, Rec};
-use crate::kr;
 
 /// Per source partition: the value of each sample.
 fn by_partition(samples: &[common::monitor::Sample]) -> BTreeMap<i64, f64> {
@@ -267,11 +267,9 @@ fn issue_10_healthz_fails_after_a_stall_longer_than_the_delivery_timeout() {
             .first()
             .map_or(0.0, |s| s.1)
     };
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while copied() < 1.0 {
-        assert!(Instant::now() < deadline, "nothing copied");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    common::wait_until("a first record copied", Duration::from_secs(60), || {
+        copied() >= 1.0
+    });
     a.freeze();
     let before = copied();
     assert!(
@@ -296,14 +294,11 @@ fn issue_10_healthz_fails_after_a_stall_longer_than_the_delivery_timeout() {
     assert!(stalled[0].1 > 2.0, "{stalled:?}");
 
     a.thaw();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while served(&addr, "/healthz").0 != 200 {
-        assert!(
-            Instant::now() < deadline,
-            "still unhealthy after the source came back"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    common::wait_until(
+        "healthy again after the source came back",
+        Duration::from_secs(30),
+        || served(&addr, "/healthz").0 == 200,
+    );
     assert!(copied() > before);
     kr::signal(&child, "TERM");
     let run = kr::wait(child, Duration::from_secs(60));

@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
+use crate::common::kr::{self, ORIGIN};
 use crate::common::{self, Kafka, Rec};
-use crate::kr::{self, ORIGIN};
 
 /// A value that fits librdkafka's default message.max.bytes (1,000,000) with room for a small
 /// key, but not for a ~60-byte origin header as well.

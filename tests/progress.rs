@@ -3,8 +3,8 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use crate::common::kr::{self, FAST_GROUP};
 use crate::common::{self, Kafka};
-use crate::kr::{self, FAST_GROUP};
 
 #[test]
 fn progress_is_drawn_on_a_terminal_and_absent_when_piped() {
@@ -41,11 +41,9 @@ fn progress_is_drawn_on_a_terminal_and_absent_when_piped() {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .expect("script(1) from util-linux");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while common::committed(&a.bootstrap, "tty", "t", 2) != [1000, 1000] {
-        assert!(Instant::now() < deadline, "no full commit in 60 s");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    common::wait_until("a full commit", Duration::from_secs(60), || {
+        common::committed(&a.bootstrap, "tty", "t", 2) == [1000, 1000]
+    });
     std::thread::sleep(Duration::from_secs(1));
     let pid = std::fs::read_to_string(&pid_file).expect("kreplicate's pid");
     let killed = Command::new("kill").args(["-INT", pid.trim()]).status();

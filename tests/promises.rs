@@ -8,8 +8,8 @@ use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
 use rdkafka::ClientConfig;
 
+use crate::common::kr;
 use crate::common::{self, Kafka};
-use crate::kr;
 
 /// Writes `batches` to `topic`, each in a transaction that commits (true) or aborts (false).
 fn transactions(bootstrap: &str, topic: &str, batches: &[(&str, bool)]) {

@@ -2,8 +2,8 @@
 //! under every guarantee; exactly-once targets written with the older header keep resuming;
 //! records that came from the target are not copied back (active-active converges).
 
+use crate::common::kr::{self, ORIGIN};
 use crate::common::{self, unique, Got, Kafka, Rec};
-use crate::kr::{self, ORIGIN};
 
 /// The shared clusters, and a source topic name of the test's own.
 fn shared(name: &str) -> (Kafka, Kafka, String) {

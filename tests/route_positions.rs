@@ -3,8 +3,8 @@
 //! source's start on an empty target are refused; the old default group still resumes. On
 //! Apache Kafka, whose cluster ids are the real thing.
 
+use crate::common::kr::{self, FAST_GROUP};
 use crate::common::{self, Kafka};
-use crate::kr::{self, FAST_GROUP};
 
 fn copy(a: &str, b: &str, extra: &[&str]) -> kr::Run {
     let mut v = vec![

@@ -9,8 +9,8 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use crate::common::kr::{self, Run};
 use crate::common::{self, unique, Kafka};
-use crate::kr::{self, Run};
 
 /// The secrets of these tests: no output of any run may hold any of them.
 const SOURCE_PASSWORD: &str = "src-Pw-4fd1c9e7";

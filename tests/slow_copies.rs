@@ -4,18 +4,8 @@
 
 use std::time::{Duration, Instant};
 
+use crate::common::kr::{self, FAST_GROUP};
 use crate::common::{self, Kafka, Tansu};
-use crate::kr::{self, FAST_GROUP};
-
-/// Waits (bounded) until `done` holds, polling every 100 ms; the time it took.
-fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) -> Duration {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < limit, "{what}: not within {limit:?}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    start.elapsed()
-}
 
 /// A copy at 20 records a second: the first position shows on the source group within about
 /// one `--commit-interval` (at-least-once) or `--txn-max-time` (exactly-once) of the first
@@ -56,12 +46,12 @@ fn slow_copy_commits_in_time(guarantee: &str) {
     ];
     args.extend_from_slice(&FAST_GROUP);
     let child = kr::spawn(&args);
-    wait_until(
+    common::wait_until(
         "a first record on the target",
         Duration::from_secs(60),
         || !common::read_all(bb, t).is_empty(),
     );
-    let took = wait_until(
+    let took = common::wait_until(
         "a position on the source group",
         Duration::from_secs(30),
         || common::committed(ab, g, t, 2).iter().any(|&c| c > 0),
@@ -267,7 +257,7 @@ fn sigkill_recopies(ab: &str, bb: &str) {
     let ends = target_ends(bb);
     let mut seen = Vec::new();
     let mut behind = Vec::new();
-    wait_until("30 commits", Duration::from_secs(120), || {
+    common::wait_until("30 commits", Duration::from_secs(120), || {
         let now = common::committed(ab, "g-kill", "t", PARTITIONS);
         if now.iter().all(|&c| c > 0) && seen.last() != Some(&now) {
             let held = ends();

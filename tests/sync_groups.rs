@@ -3,8 +3,8 @@
 
 use std::time::{Duration, Instant};
 
+use crate::common::kr::{self, FAST_GROUP};
 use crate::common::{self, unique, Kafka};
-use crate::kr::{self, FAST_GROUP};
 
 #[test]
 fn issue_11_sync_groups_follows_an_application_group_while_copying() {

@@ -3,8 +3,8 @@
 
 use std::time::{Duration, Instant};
 
+use crate::common::kr;
 use crate::common::{self, Kafka};
-use crate::kr;
 
 fn throttled_run(guarantee: &str, limit: &[&str], min_seconds: f64) {
     let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));

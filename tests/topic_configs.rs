@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use crate::common::kr;
 use crate::common::{self, Kafka};
-use crate::kr;
 
 const SOURCE_CONFIGS: [(&str, &str); 6] = [
     ("cleanup.policy", "compact"),

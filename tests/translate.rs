@@ -10,8 +10,8 @@ use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::KafkaError;
 use rdkafka::Message;
 
+use crate::common::kr::{self, ORIGIN};
 use crate::common::{self, unique, Got, Kafka};
-use crate::kr::{self, ORIGIN};
 
 const PARTS: i32 = 2;
 

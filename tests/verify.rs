@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 
+use crate::common::kr::{self, Run};
 use crate::common::{self, unique, Kafka, Rec};
-use crate::kr::{self, Run};
 
 /// The shared clusters, and a prefix for the test's topic names.
 fn clusters(name: &str) -> (Kafka, Kafka, String) {

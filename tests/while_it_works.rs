@@ -3,8 +3,8 @@
 
 use std::time::{Duration, Instant};
 
+use crate::common::kr;
 use crate::common::{self, Kafka};
-use crate::kr;
 
 /// A target frozen mid-copy: the run warns at half of `--delivery-timeout` (long before it
 /// fails), the metrics show the records in flight and the growing age of the oldest, and
@@ -35,11 +35,9 @@ fn issue_22_a_target_that_stops_acknowledging_is_warned_about_and_measured() {
         "--metrics-addr",
         &addr,
     ]);
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while kr::metric(&addr, "kreplicate_records_copied_total").unwrap_or(0.0) < 200.0 {
-        assert!(Instant::now() < deadline, "nothing copied");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    common::wait_until("200 records copied", Duration::from_secs(60), || {
+        kr::metric(&addr, "kreplicate_records_copied_total").unwrap_or(0.0) >= 200.0
+    });
     b.freeze();
     let frozen = Instant::now();
     // (seconds since the freeze, records in flight, age of the oldest, /healthz status)
@@ -320,6 +318,7 @@ impl Tty {
     fn finish(mut self) -> String {
         let deadline = Instant::now() + Duration::from_secs(90);
         while self.child.try_wait().expect("wait").is_none() {
+            // What the run printed so far says where it hung.
             assert!(Instant::now() < deadline, "{}", self.text());
             std::thread::sleep(Duration::from_millis(50));
         }

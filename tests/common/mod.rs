@@ -9,6 +9,10 @@
 //!   [`read_all`], [`committed`]. They are blocking (no async runtime needed) and may be called
 //!   from plain `#[test]`s or from inside `#[tokio::test]`s.
 //!
+//! * [`kr`]: running the built `kreplicate` binary (spawn, wait, signals, shared argument
+//!   sets and assertions on what a run left behind).
+//! * [`wait_until`]: the one bounded wait for an observed state (never a fixed sleep).
+//!
 //! Layout: `kafka` (the Kafka cluster), `proxy` (a TCP fault proxy in front of one), `broker` (the tansu process, scratch folders), `records`
 //! (what is produced and read back), `client` (the rdkafka helpers), `mock` (librdkafka
 //! mock-cluster setups), `monitor` (real Prometheus and node_exporter processes, from Debian's
@@ -18,6 +22,7 @@
 mod broker;
 mod client;
 mod kafka;
+pub mod kr;
 mod mock;
 pub mod monitor;
 mod proxy;
@@ -42,3 +47,18 @@ pub use monitor::{http_get, scraped, NodeExporter, Prometheus};
 pub use proxy::Proxy;
 #[allow(unused_imports)]
 pub use records::{Got, Rec};
+
+/// Waits until `done` holds, polling every 100 ms; panics naming `what` after `limit`. The time
+/// it took.
+pub fn wait_until(
+    what: &str,
+    limit: std::time::Duration,
+    mut done: impl FnMut() -> bool,
+) -> std::time::Duration {
+    let start = std::time::Instant::now();
+    while !done() {
+        assert!(start.elapsed() < limit, "{what}: not within {limit:?}");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    start.elapsed()
+}
