@@ -3,7 +3,7 @@
 //! The binary is a thin wrapper over [`run_cli`]. Layers, each importing only layers below it:
 //! 1. `lib` parses, dispatches, prints and maps the outcome to an [`error::Exit`]; nothing
 //!    imports `lib`, `demo`, `plan`, `verify` or `groups`.
-//! 2. `engine` picks one of two engines, `acked` (none, at-least-once) or `transactional`
+//! 2. `engine` picks one of two engines, `acked` (none, at-least-once) or `exactly_once`
 //!    (exactly-once), which never import each other; `verify` compares the two sides and
 //!    never imports an engine; `groups` translates consumer group positions through the
 //!    positions index (`trail`) the engines write, and never imports an engine either.

@@ -27,13 +27,13 @@ pub(super) struct Deliveries {
 
 impl ClientContext for Deliveries {
     fn stats(&self, stats: Statistics) {
-        target::count_retries(&stats, &self.shared.progress);
+        target::count_retries(&stats, &self.shared.counters);
     }
 }
 
 impl target::Counted for Deliveries {
     fn counters(&self) -> &crate::report::Counters {
-        &self.shared.progress
+        &self.shared.counters
     }
 }
 
@@ -57,9 +57,9 @@ impl ProducerContext for Deliveries {
         let res = match err {
             None => {
                 let n = msg.payload_len() + msg.key().map_or(0, <[u8]>::len);
-                self.shared.progress.records.fetch_add(1, Ordering::Relaxed);
+                self.shared.counters.records.fetch_add(1, Ordering::Relaxed);
                 self.shared
-                    .progress
+                    .counters
                     .bytes
                     .fetch_add(n as u64, Ordering::Relaxed);
                 part.copied
@@ -69,7 +69,7 @@ impl ProducerContext for Deliveries {
             }
             Some(e) => {
                 self.shared
-                    .progress
+                    .counters
                     .delivery_errors
                     .fetch_add(1, Ordering::Relaxed);
                 part.tracker.failed(offset, e.to_string())
@@ -90,14 +90,14 @@ impl ProducerContext for Deliveries {
     }
 }
 
-pub(super) type Target = BaseProducer<Deliveries>;
-pub(super) type Source = BaseConsumer<Rebalancer>;
+pub(super) type TargetProducer = BaseProducer<Deliveries>;
+pub(super) type SourceConsumer = BaseConsumer<Rebalancer>;
 
 /// Consumer context: decides start positions on assign, and commits the verified prefix
 /// of revoked partitions before letting them go.
 pub(super) struct Rebalancer {
     pub(super) shared: Arc<Shared>,
-    pub(super) producer: Arc<Target>,
+    pub(super) producer: Arc<TargetProducer>,
     pub(super) guarantee: Guarantee,
     pub(super) start: source::Start,
     pub(super) timeout: Duration,
@@ -127,7 +127,7 @@ impl ConsumerContext for Rebalancer {
 }
 
 impl Rebalancer {
-    pub(super) fn assign(&self, consumer: &Source, tpl: &TopicPartitionList) {
+    pub(super) fn assign(&self, consumer: &SourceConsumer, tpl: &TopicPartitionList) {
         let committed = match source::committed_positions(consumer, tpl, self.timeout) {
             Ok(c) => c,
             Err(e) => {
@@ -163,13 +163,13 @@ impl Rebalancer {
             }
         }
         self.shared
-            .progress
+            .counters
             .rebalances
             .fetch_add(1, Ordering::Relaxed);
         let mut st = self.shared.lock();
         st.assigned_once = true;
         st.waiting_since = None;
-        self.shared.progress.set_waiting(None);
+        self.shared.counters.set_waiting(None);
         for elem in committed.elements() {
             let (topic, partition) = (elem.topic(), elem.partition());
             let decided_at = decided.find_partition(topic, partition).map(|e| e.offset());
@@ -202,7 +202,7 @@ impl Rebalancer {
             );
             st.ends.insert(topic, partition, start);
         }
-        st.publish(&self.shared.progress);
+        st.publish(&self.shared.counters);
         log::info!("assigned {} source partitions", assignment.count());
         drop(st);
         drop(committed);
@@ -225,7 +225,7 @@ impl Rebalancer {
         }
     }
 
-    pub(super) fn revoke(&self, consumer: &Source, tpl: &TopicPartitionList) {
+    pub(super) fn revoke(&self, consumer: &SourceConsumer, tpl: &TopicPartitionList) {
         let lost = consumer.assignment_lost();
         log::info!(
             "{} source partitions revoked{}",
@@ -280,7 +280,7 @@ impl Rebalancer {
                 }
             }
         }
-        st.publish(&self.shared.progress);
+        st.publish(&self.shared.counters);
         drop(st);
         let _ = consumer.unassign();
     }

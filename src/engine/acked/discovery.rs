@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use rdkafka::consumer::Consumer;
 use rdkafka::TopicPartitionList;
 
-use super::callbacks::Source;
+use super::callbacks::SourceConsumer;
 use super::state::Shared;
 use super::Acked;
 use crate::options::RunOptions;
@@ -55,12 +55,12 @@ impl Acked {
                 return false;
             }
         };
-        crate::engine::announce(&self.shared.progress, found.changes);
+        crate::engine::announce(&self.shared.counters, found.changes);
         for w in found.warnings {
-            self.shared.progress.notice(w);
+            self.shared.counters.notice(w);
         }
         if let Some(w) = target::outgrown(&self.producer, found.size_limit) {
-            self.shared.progress.notice(w);
+            self.shared.counters.notice(w);
         }
         if !found.changed {
             return self
@@ -100,7 +100,7 @@ impl Acked {
 /// follows them (the consumer already reads them: no new subscription). False when the run
 /// failed.
 pub(super) fn follow_assigned(
-    consumer: &Source,
+    consumer: &SourceConsumer,
     opts: &RunOptions,
     routes: &mut [Route],
     shared: &Shared,
@@ -129,14 +129,14 @@ pub(super) fn follow_assigned(
     }
     match topics::follow_assigned(opts, &beyond) {
         Ok((grown, notices, changes)) => {
-            crate::engine::announce(&shared.progress, changes);
+            crate::engine::announce(&shared.counters, changes);
             for g in grown {
                 if let Some(r) = routes.iter_mut().find(|r| r.source == g.source) {
                     r.partitions = g.partitions;
                 }
             }
             for n in notices {
-                shared.progress.notice(n);
+                shared.counters.notice(n);
             }
             true
         }

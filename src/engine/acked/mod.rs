@@ -24,7 +24,7 @@ use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::{BorrowedMessage, Message};
 use rdkafka::producer::Producer;
 
-use self::callbacks::{Deliveries, Rebalancer, Source, Target};
+use self::callbacks::{Deliveries, Rebalancer, SourceConsumer, TargetProducer};
 use self::state::{commit_list, mark_committed, Shared, State};
 use crate::error::Result;
 use crate::kafka;
@@ -51,8 +51,8 @@ pub(super) struct Acked {
     /// When a deleted source topic was last dropped.
     last_deleted: Option<Instant>,
     shared: Arc<Shared>,
-    producer: Arc<Target>,
-    consumer: Source,
+    producer: Arc<TargetProducer>,
+    consumer: SourceConsumer,
     /// The origin stamped on every record (none with `--no-origin-header`), and the buffer
     /// its value is written through for each record.
     stamp: Option<Stamp>,
@@ -69,7 +69,7 @@ impl Acked {
         routes: super::Routes,
         stamp: Option<Stamp>,
         index: bool,
-        progress: Arc<Counters>,
+        counters: Arc<Counters>,
         consumer_cfg: rdkafka::ClientConfig,
         producer_cfg: rdkafka::ClientConfig,
     ) -> Result<Self> {
@@ -81,7 +81,7 @@ impl Acked {
         }
         let shared = Arc::new(Shared {
             state: Mutex::new(State::default()),
-            progress,
+            counters,
             target_of: RwLock::new(
                 routes
                     .iter()
@@ -96,7 +96,7 @@ impl Acked {
                     .collect(),
             ),
         });
-        let producer: Arc<Target> = Arc::new(
+        let producer: Arc<TargetProducer> = Arc::new(
             producer_cfg
                 .create_with_context(Deliveries {
                     shared: shared.clone(),
@@ -104,7 +104,7 @@ impl Acked {
                 .map_err(|e| kafka::creation_error("target", e))?,
         );
         target::warm_up(&producer, &routes, opts.timeout)?;
-        let consumer: Source = consumer_cfg
+        let consumer: SourceConsumer = consumer_cfg
             .create_with_context(Rebalancer {
                 shared: shared.clone(),
                 producer: producer.clone(),
@@ -134,22 +134,22 @@ impl Acked {
         self.read_routes();
         self.copy(stop);
         let stopped = stop.load(Ordering::SeqCst);
-        self.shared.progress.finishing(stopped);
+        self.shared.counters.finishing(stopped);
         self.finish();
         let positions = self.positions();
         self.shared
-            .progress
+            .counters
             .publish(positions.clone(), self.producer.in_flight_count() as usize);
         let failure = self.shared.lock().failure.clone();
         if failure.is_none() {
-            self.shared.progress.note_success();
+            self.shared.counters.note_success();
         }
         let summary = Summary::new(
             &self.opts,
             started,
             stopped,
             failure,
-            &self.shared.progress,
+            &self.shared.counters,
             positions,
         );
         // After the summary: leaving the group revokes (and forgets) the partitions.
@@ -221,7 +221,7 @@ impl Acked {
                         let wait = throttle.take(target::record_bytes(&msg), Instant::now());
                         drop(msg);
                         let waited = target::throttle_wait(&self.producer, wait, stop);
-                        self.shared.progress.add_throttled(waited);
+                        self.shared.counters.add_throttled(waited);
                     }
                     // Index entries also every 4096 records, so that a lookup reads at most
                     // that many records of a busy partition, whatever --commit-interval is.
@@ -276,14 +276,14 @@ impl Acked {
             }
             if last_commit.elapsed() >= self.opts.commit_interval {
                 if self.commit(CommitMode::Async).is_none() && self.covered() {
-                    self.shared.progress.note_covered();
+                    self.shared.counters.note_covered();
                 }
                 self.write_index(stop);
                 last_commit = Instant::now();
             }
             if last_publish.elapsed() >= Duration::from_secs(1) {
                 let in_flight = self.producer.in_flight_count() as usize;
-                self.shared.progress.publish(self.positions(), in_flight);
+                self.shared.counters.publish(self.positions(), in_flight);
                 last_publish = Instant::now();
             }
             if self
@@ -322,7 +322,7 @@ impl Acked {
             if skip {
                 // Came from the target: done without copying, so the position moves past it.
                 let _ = part.tracker.acked(offset);
-                self.shared.progress.skipped.fetch_add(1, Ordering::Relaxed);
+                self.shared.counters.skipped.fetch_add(1, Ordering::Relaxed);
                 return;
             }
         }
@@ -346,14 +346,14 @@ impl Acked {
 
     /// Counts a record sent without its origin header; warns once per partition.
     fn unstamped(&self, topic: &str, partition: i32, offset: i64) {
-        let progress = &self.shared.progress;
-        progress.unstamped.fetch_add(1, Ordering::Relaxed);
+        let counters = &self.shared.counters;
+        counters.unstamped.fetch_add(1, Ordering::Relaxed);
         if self
             .unstamped
             .borrow_mut()
             .insert((topic.to_string(), partition))
         {
-            progress.notice(target::unstamped_notice(topic, partition, offset));
+            counters.notice(target::unstamped_notice(topic, partition, offset));
         }
     }
 
@@ -403,7 +403,7 @@ impl Acked {
             return false;
         }
         self.shared
-            .progress
+            .counters
             .set_waiting(Some(format!("joining group '{group}'")));
         if last_note.elapsed() >= Duration::from_secs(5) {
             log::info!(

@@ -61,21 +61,21 @@ impl State {
 
     /// Publishes the assignment and commit counts for the progress display: partitions with a
     /// committed position, this run's or an earlier one's.
-    pub(super) fn publish(&self, progress: &Counters) {
+    pub(super) fn publish(&self, counters: &Counters) {
         let (mut assigned, mut committed) = (0, 0);
         for part in self.parts.values().flat_map(BTreeMap::values) {
             assigned += 1;
             committed += u64::from(part.held || part.tracker.committed().is_some());
         }
-        progress.assigned.store(assigned, Ordering::Relaxed);
-        progress.committed.store(committed, Ordering::Relaxed);
+        counters.assigned.store(assigned, Ordering::Relaxed);
+        counters.committed.store(committed, Ordering::Relaxed);
     }
 }
 
 pub(super) struct Shared {
     pub(super) state: Mutex<State>,
-    pub(super) progress: Arc<Counters>,
-    /// Source topic → target topic, and back. They only grow: topics found by
+    pub(super) counters: Arc<Counters>,
+    /// SourceConsumer topic → target topic, and back. They only grow: topics found by
     /// `--refresh-topics` are added; a deleted topic's entry stays (harmless, and its
     /// partitions' last reports and commits still need it).
     pub(super) target_of: RwLock<TopicMap<Arc<str>>>,
@@ -197,15 +197,15 @@ pub(super) fn mark_committed(shared: &Shared, tpl: &TopicPartitionList) {
             t.tracker.mark_committed(NextOffset::at(n));
         }
     }
-    st.publish(&shared.progress);
-    shared.progress.note_commit();
+    st.publish(&shared.counters);
+    shared.counters.note_commit();
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Target topic `b.t` copies source topic `t`; `acks[p]` are the acknowledged offsets of
+    /// TargetProducer topic `b.t` copies source topic `t`; `acks[p]` are the acknowledged offsets of
     /// partition p out of 0..10 sent.
     fn table(acks: &[&[i64]]) -> (TopicMap<BTreeMap<i32, Part>>, TopicMap<Arc<str>>) {
         let mut parts: TopicMap<BTreeMap<i32, Part>> = TopicMap::default();

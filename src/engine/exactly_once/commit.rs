@@ -11,8 +11,8 @@ use rdkafka::{Offset, TopicPartitionList};
 
 use rdkafka::producer::BaseRecord;
 
-use super::refusals::{refused_for_good, Refusal, MAX_ABORTS_IN_A_ROW, NOT_A_COPY};
-use super::{Exactly, Txn};
+use super::deliveries::{refused_for_good, Refusal, MAX_ABORTS_IN_A_ROW, NOT_A_COPY};
+use super::{ExactlyOnce, Txn};
 use crate::error::Error;
 use crate::offsets::NextOffset;
 use crate::target::{self, NotSent};
@@ -21,7 +21,7 @@ use crate::trail::{self, Entry, Subject, INDEX_TOPIC};
 /// How long a commit flushes before it asks again whether the transaction must abort.
 const FLUSH_STEP: Duration = Duration::from_millis(500);
 
-impl Exactly {
+impl ExactlyOnce {
     /// Commits the open transaction; on success, also commits positions to the source group
     /// (for lag monitoring). Abortable errors abort and rewind; others end the run. True when
     /// the transaction was committed.
@@ -29,20 +29,20 @@ impl Exactly {
         match self.commit_in_steps(self.opts.delivery_timeout + Duration::from_secs(5)) {
             Ok(()) => {
                 log::debug!("committed a transaction of {} records", self.txn.records);
-                self.progress
+                self.counters
                     .records
                     .fetch_add(self.txn.records, Ordering::Relaxed);
-                self.progress
+                self.counters
                     .bytes
                     .fetch_add(self.txn.bytes, Ordering::Relaxed);
                 self.txn = Txn::default();
                 self.aborts_in_a_row = 0;
-                self.progress
+                self.counters
                     .transactions_committed
                     .fetch_add(1, Ordering::Relaxed);
-                self.progress.note_commit();
+                self.counters.note_commit();
                 // Every record sent is committed on the target.
-                self.progress.note_success();
+                self.counters.note_success();
                 let mut tpl = TopicPartitionList::new();
                 for ((t, p), o) in self.parts.iter_mut() {
                     let pending = std::mem::take(&mut o.pending);
@@ -197,7 +197,7 @@ impl Exactly {
                     }
                 }
             }
-            self.progress
+            self.counters
                 .transactions_aborted
                 .fetch_add(1, Ordering::Relaxed);
         }

@@ -10,13 +10,13 @@ use rdkafka::message::{Headers, Message};
 use rdkafka::producer::Producer;
 use rdkafka::{Offset, TopicPartitionList};
 
-use super::Exactly;
+use super::ExactlyOnce;
 use crate::kafka;
 use crate::offsets::NextOffset;
 use crate::origin::{resume_position, ORIGIN_HEADER};
 use crate::source;
 
-impl Exactly {
+impl ExactlyOnce {
     /// Fences any zombie, finds where the target stands, and assigns the source there. These
     /// steps (fencing, the group's positions, one tail read per target topic, widened a few
     /// times, and the assignment) each take up to --timeout, and nothing moves meanwhile:
@@ -25,11 +25,11 @@ impl Exactly {
         let targets: BTreeSet<&str> = self.parts.values().map(|o| o.target.as_str()).collect();
         let steps = 3 + 3 * targets.len() as u32;
         drop(targets);
-        self.progress
+        self.counters
             .starting(Instant::now() + self.opts.timeout.saturating_mul(steps));
         let started = self.fence_and_rewind();
         if started.is_err() {
-            self.progress.not_starting();
+            self.counters.not_starting();
         }
         started
     }

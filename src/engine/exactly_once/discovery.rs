@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use super::{Exactly, Owned};
+use super::{ExactlyOnce, Part};
 use crate::error::Error;
 use crate::report::{Copied, PartitionEnd};
 use crate::target;
@@ -18,7 +18,7 @@ use crate::topics;
 /// expected for this long.
 const DELETED_ECHO: Duration = Duration::from_secs(10);
 
-impl Exactly {
+impl ExactlyOnce {
     /// Looks at the source's topics again. True when the source error just seen is
     /// explained by a deleted topic.
     pub(super) fn refresh_topics(&mut self) -> bool {
@@ -33,12 +33,12 @@ impl Exactly {
                 return false;
             }
         };
-        crate::engine::announce(&self.progress, found.changes);
+        crate::engine::announce(&self.counters, found.changes);
         for w in found.warnings {
-            self.progress.notice(w);
+            self.counters.notice(w);
         }
         if let Some(w) = crate::target::outgrown(&self.producer, found.size_limit) {
-            self.progress.notice(w);
+            self.counters.notice(w);
         }
         let echo = |at: Option<Instant>| at.is_some_and(|at| at.elapsed() < DELETED_ECHO);
         if !found.changed {
@@ -78,7 +78,7 @@ impl Exactly {
             for p in 0..r.partitions {
                 let key = (r.source.clone(), p);
                 if owned.contains(&key) {
-                    self.parts.entry(key).or_insert_with(|| Owned {
+                    self.parts.entry(key).or_insert_with(|| Part {
                         target: r.target.clone(),
                         committed: None,
                         sent: None,
@@ -97,7 +97,7 @@ impl Exactly {
             }
         }
         self.routes = found.routes;
-        self.progress
+        self.counters
             .assigned
             .store(self.parts.len() as u64, Ordering::Relaxed);
         if let Err(msg) = self.rewind() {

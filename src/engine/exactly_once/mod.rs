@@ -11,8 +11,8 @@
 //! after each transaction, for lag monitoring only.
 
 mod commit;
+mod deliveries;
 mod discovery;
-mod refusals;
 mod resume;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -27,7 +27,7 @@ use rdkafka::message::{BorrowedMessage, Message};
 use rdkafka::producer::{BaseProducer, Producer};
 use rdkafka::{Offset, TopicPartitionList};
 
-use self::refusals::{Refusal, Reports};
+use self::deliveries::{Deliveries, Refusal};
 use crate::error::Error;
 use crate::error::Result;
 use crate::kafka;
@@ -42,11 +42,11 @@ use crate::tick::Ticker;
 use crate::topics::{self, Route};
 use crate::trail::Entry;
 
-type TxnProducer = BaseProducer<Reports>;
+type TargetProducer = BaseProducer<Deliveries>;
 
 /// One owned source partition.
 #[derive(Debug)]
-struct Owned {
+struct Part {
     target: String,
     /// Position covered by committed transactions.
     committed: Option<NextOffset>,
@@ -68,12 +68,12 @@ struct Txn {
     entries: bool,
 }
 
-pub(super) struct Exactly {
+pub(super) struct ExactlyOnce {
     opts: RunOptions,
-    progress: Arc<Counters>,
+    counters: Arc<Counters>,
     consumer: BaseConsumer,
-    producer: TxnProducer,
-    parts: BTreeMap<(String, i32), Owned>,
+    producer: TargetProducer,
+    parts: BTreeMap<(String, i32), Part>,
     ends: Ends,
     txn: Txn,
     failure: Option<Error>,
@@ -102,13 +102,13 @@ struct Scratch {
     origin: String,
 }
 
-impl Exactly {
+impl ExactlyOnce {
     pub(super) fn new(
         opts: &RunOptions,
         routes: super::Routes,
         stamp: Option<Stamp>,
         index: bool,
-        progress: Arc<Counters>,
+        counters: Arc<Counters>,
         consumer_cfg: ClientConfig,
         producer_cfg: ClientConfig,
     ) -> Result<Self> {
@@ -117,10 +117,10 @@ impl Exactly {
             Error::usage("exactly-once needs the origin header: drop --no-origin-header")
         })?;
         let shard = opts.shard.unwrap_or_default();
-        let parts: BTreeMap<(String, i32), Owned> = topics::owned(&shard, &routes)?
+        let parts: BTreeMap<(String, i32), Part> = topics::owned(&shard, &routes)?
             .into_iter()
             .map(|(r, p)| {
-                let owned = Owned {
+                let owned = Part {
                     target: r.target.clone(),
                     committed: None,
                     copied: Copied::default(),
@@ -133,16 +133,16 @@ impl Exactly {
         let consumer: BaseConsumer = consumer_cfg
             .create()
             .map_err(|e| kafka::creation_error("source", e))?;
-        let producer: TxnProducer = producer_cfg
-            .create_with_context(Reports::new(progress.clone()))
+        let producer: TargetProducer = producer_cfg
+            .create_with_context(Deliveries::new(counters.clone()))
             .map_err(|e| kafka::creation_error("target", e))?;
         target::warm_up(&producer, &routes, opts.timeout)?;
-        progress
+        counters
             .assigned
             .store(parts.len() as u64, Ordering::Relaxed);
-        Ok(Exactly {
+        Ok(ExactlyOnce {
             opts: opts.clone(),
-            progress,
+            counters,
             consumer,
             producer,
             parts,
@@ -169,7 +169,7 @@ impl Exactly {
             self.failure = Some(Error::failed(msg));
         } else {
             self.copy(stop);
-            self.progress.finishing(stop.load(Ordering::SeqCst));
+            self.counters.finishing(stop.load(Ordering::SeqCst));
             // An aborted last transaction rewinds: a run that must catch up copies again.
             let mut settled = true;
             while self.failure.is_none() && self.txn.open {
@@ -180,12 +180,12 @@ impl Exactly {
                 self.copy(stop);
             }
             if settled && self.failure.is_none() {
-                self.progress.note_success();
+                self.counters.note_success();
             }
         }
         // End offsets from the last fetches, before leaving forgets them.
         let positions = self.positions();
-        self.progress
+        self.counters
             .publish(positions.clone(), self.producer.in_flight_count() as usize);
         source::close(&self.consumer, self.opts.timeout);
         Summary::new(
@@ -193,7 +193,7 @@ impl Exactly {
             started,
             stop.load(Ordering::SeqCst),
             self.failure.take(),
-            &self.progress,
+            &self.counters,
             positions,
         )
     }
@@ -291,7 +291,7 @@ impl Exactly {
             .values()
             .filter(|o| o.committed.is_some())
             .count();
-        self.progress
+        self.counters
             .committed
             .store(committed as u64, Ordering::Relaxed);
     }
@@ -317,7 +317,7 @@ impl Exactly {
                         &mut self.parts,
                         &mut self.txn,
                         &mut self.scratch,
-                        (&msg, &self.stamp, &self.progress),
+                        (&msg, &self.stamp, &self.counters),
                         stop,
                     );
                     let wait = if throttle.is_limited() {
@@ -329,7 +329,7 @@ impl Exactly {
                     if !wait.is_zero() {
                         // Inside the open transaction: its age and size bounds still apply.
                         let waited = target::throttle_wait(&self.producer, wait, stop);
-                        self.progress.add_throttled(waited);
+                        self.counters.add_throttled(waited);
                     }
                     if let Err((e, refused)) = sent {
                         self.abort_and_rewind(&e, refused.map(|r| *r));
@@ -382,10 +382,10 @@ impl Exactly {
             }
             if clock && last_publish.elapsed() >= Duration::from_secs(1) {
                 let in_flight = self.producer.in_flight_count() as usize;
-                self.progress.publish(self.positions(), in_flight);
+                self.counters.publish(self.positions(), in_flight);
                 if !self.txn.open && self.failure.is_none() {
                     // Nothing sent is left uncommitted.
-                    self.progress.note_covered();
+                    self.counters.note_covered();
                 }
                 last_publish = Instant::now();
             }
@@ -403,11 +403,11 @@ impl Exactly {
 
 /// Sends one record inside the open transaction (opening one if needed), with its origin.
 fn forward(
-    producer: &TxnProducer,
-    parts: &mut BTreeMap<(String, i32), Owned>,
+    producer: &TargetProducer,
+    parts: &mut BTreeMap<(String, i32), Part>,
     txn: &mut Txn,
     scratch: &mut Scratch,
-    (msg, stamp, progress): (&BorrowedMessage<'_>, &Stamp, &Counters),
+    (msg, stamp, counters): (&BorrowedMessage<'_>, &Stamp, &Counters),
     stop: &AtomicBool,
 ) -> std::result::Result<(), (KafkaError, Option<Box<Refusal>>)> {
     scratch.key.0.clear();
@@ -417,7 +417,7 @@ fn forward(
         return Ok(());
     };
     if target::copied_back(msg, Some(stamp)) {
-        progress.skipped.fetch_add(1, Ordering::Relaxed);
+        counters.skipped.fetch_add(1, Ordering::Relaxed);
         // Covered by the open transaction's commit, if any; otherwise read again (and skipped
         // again) after a restart.
         if txn.open {
@@ -446,7 +446,7 @@ fn forward(
                 partition: msg.partition(),
                 offset: msg.offset(),
                 code: e.rdkafka_error_code(),
-                error: refusals::describe(&e, scratch.origin.len()),
+                error: deliveries::describe(&e, scratch.origin.len()),
             };
             return Err((e, Some(Box::new(refused))));
         }
