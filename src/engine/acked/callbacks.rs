@@ -78,12 +78,12 @@ impl ProducerContext for Deliveries {
         if let Some(e) = err {
             let source_of = self.shared.source_of();
             let source = source_of.get(topic).map_or(topic, |s| &**s);
-            st.fail(format!(
+            st.failure.fail(format!(
                 "delivery failed: {source}[{partition}] offset {offset} → {topic}: {}",
                 target::delivery_error(e)
             ));
         } else if res.is_err() {
-            st.fail(format!(
+            st.failure.fail(format!(
                 "internal error: delivery report for {topic}[{partition}] offset {offset}, which was not in flight"
             ));
         }
@@ -119,6 +119,7 @@ impl ConsumerContext for Rebalancer {
             other => {
                 self.shared
                     .lock()
+                    .failure
                     .fail(format!("consumer group rebalance failed: {other:?}"));
                 let _ = consumer.unassign();
             }
@@ -131,7 +132,7 @@ impl Rebalancer {
         let committed = match source::committed_positions(consumer, tpl, self.timeout) {
             Ok(c) => c,
             Err(e) => {
-                self.shared.lock().fail(format!(
+                self.shared.lock().failure.fail(format!(
                     "cannot read the group's committed positions on the source: {e}"
                 ));
                 let _ = consumer.assign(tpl);
@@ -153,7 +154,7 @@ impl Rebalancer {
                             decided.add_partition_offset(topic, partition, Offset::Offset(high));
                     }
                     Err(e) => {
-                        self.shared.lock().fail(format!(
+                        self.shared.lock().failure.fail(format!(
                             "cannot find the end of {topic}[{partition}] for --start latest: {e}"
                         ));
                         let _ = consumer.assign(tpl);
@@ -185,7 +186,8 @@ impl Rebalancer {
                 .add_partition_offset(topic, partition, start)
                 .is_err()
             {
-                st.fail(format!("cannot assign {topic}[{partition}]"));
+                st.failure
+                    .fail(format!("cannot assign {topic}[{partition}]"));
             }
             let Some(target) = self.shared.target_of().get(topic).cloned() else {
                 continue;
@@ -209,6 +211,7 @@ impl Rebalancer {
         if let Err(e) = source::assign(consumer, &assignment) {
             self.shared
                 .lock()
+                .failure
                 .fail(format!("cannot assign source partitions: {e}"));
             return;
         }
@@ -218,7 +221,7 @@ impl Rebalancer {
         if decided.count() > 0 {
             match consumer.commit(&decided, CommitMode::Sync) {
                 Ok(()) => mark_committed(&self.shared, &decided),
-                Err(e) => self.shared.lock().fail(format!(
+                Err(e) => self.shared.lock().failure.fail(format!(
                     "cannot commit the --start latest positions to the source group: {e}"
                 )),
             }
@@ -232,13 +235,13 @@ impl Rebalancer {
             tpl.count(),
             if lost { " (assignment lost)" } else { "" }
         );
-        let healthy = self.shared.lock().failure.is_none();
+        let healthy = !self.shared.lock().failure.is_set();
         // Flush and verify before giving the partitions to another member, lost or not and
         // under any guarantee: a delivery report served after its tracker is gone would
         // reach the tracker of a later assignment of the same partition.
         if healthy {
             if let Err(e) = target::flush(&self.producer, self.flush_timeout) {
-                self.shared.lock().fail(format!(
+                self.shared.lock().failure.fail(format!(
                     "target did not acknowledge every record within {:?} during a rebalance: {e}",
                     self.flush_timeout
                 ));

@@ -41,6 +41,7 @@ impl Acked {
         if let Err(e) = self.consumer.subscribe(&topics) {
             self.shared
                 .lock()
+                .failure
                 .fail(format!("cannot subscribe to the source topics: {e}"));
         }
     }
@@ -51,7 +52,7 @@ impl Acked {
         let found = match topics::refresh(&self.opts, &self.routes, &mut self.skipped) {
             Ok(found) => found,
             Err(e) => {
-                self.shared.lock().fail_with(e);
+                self.shared.lock().failure.fail_with(e);
                 return false;
             }
         };
@@ -141,7 +142,7 @@ pub(super) fn follow_assigned(
             true
         }
         Err(e) => {
-            shared.lock().fail_with(e);
+            shared.lock().failure.fail_with(e);
             false
         }
     }

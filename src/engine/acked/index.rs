@@ -23,7 +23,7 @@ impl Acked {
                 .partition(0)
                 .key(key.as_bytes())
                 .payload(value.as_bytes());
-            let give_up = || stop.load(Ordering::Relaxed) || self.shared.lock().failure.is_some();
+            let give_up = || stop.load(Ordering::Relaxed) || self.shared.lock().failure.is_set();
             if let Err(NotSent::Refused(e)) = target::send(&self.producer, record, give_up) {
                 log::warn!("cannot write to the positions index {INDEX_TOPIC}: {e}");
             }

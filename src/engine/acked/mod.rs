@@ -140,7 +140,7 @@ impl Acked {
         self.shared
             .counters
             .publish(positions.clone(), self.producer.in_flight_count() as usize);
-        let failure = self.shared.lock().failure.clone();
+        let failure = self.shared.lock().failure.get().cloned();
         if failure.is_none() {
             self.shared.counters.note_success();
         }
@@ -198,7 +198,7 @@ impl Acked {
         let mut throttle = Throttle::new(bytes_limit, records_limit, Instant::now());
         let mut since_index = 0u32;
         while !stop.load(Ordering::Relaxed) {
-            if self.shared.lock().failure.is_some() {
+            if self.shared.lock().failure.is_set() {
                 return;
             }
             let polled = self.consumer.poll(Duration::from_millis(100));
@@ -251,7 +251,7 @@ impl Acked {
                 Polled::Gap(_) => {
                     let starts = self.shared.lock().ends.starts();
                     let msg = source::gap_message(&self.consumer, starts, &self.opts);
-                    self.shared.lock().fail(msg);
+                    self.shared.lock().failure.fail(msg);
                     return;
                 }
                 Polled::Fatal(msg) => {
@@ -264,6 +264,7 @@ impl Acked {
                     let name = &self.opts.from.name;
                     self.shared
                         .lock()
+                        .failure
                         .fail(format!("source cluster '{name}': {msg}"));
                     return;
                 }
@@ -313,7 +314,7 @@ impl Acked {
                 return;
             };
             if part.tracker.sent(offset).is_err() {
-                st.fail(format!(
+                st.failure.fail(format!(
                     "internal error: {}[{partition}] offset {offset} read twice",
                     msg.topic()
                 ));
@@ -327,7 +328,7 @@ impl Acked {
             }
         }
         let headers = target::headers_for(msg, self.stamp.as_ref(), &mut self.origin.borrow_mut());
-        let give_up = || stop.load(Ordering::Relaxed) || self.shared.lock().failure.is_some();
+        let give_up = || stop.load(Ordering::Relaxed) || self.shared.lock().failure.is_set();
         let sent = target::send_copy(&self.producer, (msg, target, headers), offset, give_up);
         if sent.as_ref().is_ok_and(|unstamped| *unstamped) {
             self.unstamped(msg.topic(), partition, offset);
@@ -337,7 +338,7 @@ impl Acked {
             if let Some(part) = st.parts.get_mut(target).and_then(|p| p.get_mut(&partition)) {
                 let _ = part.tracker.failed(offset, e.to_string());
             }
-            st.fail(format!(
+            st.failure.fail(format!(
                 "cannot produce {}[{partition}] offset {offset} to {target}: {e}",
                 msg.topic()
             ));
@@ -396,7 +397,7 @@ impl Acked {
         let waited = since.elapsed();
         let group = &self.opts.group;
         if waited > self.opts.join_timeout {
-            self.shared.lock().fail(format!(
+            self.shared.lock().failure.fail(format!(
                 "consumer group '{group}' assigned no partitions within --join-timeout {:?}: its coordinator did not complete the join (a rebalance that does not end, or a stuck member); nothing was copied or committed meanwhile. Rerun, raise --join-timeout, or use --shard 1/1 to read without joining the group",
                 self.opts.join_timeout
             ));
@@ -425,7 +426,7 @@ impl Acked {
         match st.ends.check(&self.consumer, &self.opts) {
             Ok(done) => done,
             Err(msg) => {
-                st.fail(msg);
+                st.failure.fail(msg);
                 false
             }
         }
@@ -439,7 +440,7 @@ impl Acked {
         let flush_timeout = self.opts.delivery_timeout + Duration::from_secs(5);
         if let Err(e) = target::flush(&self.producer, flush_timeout) {
             let pending = self.producer.in_flight_count();
-            self.shared.lock().fail(format!(
+            self.shared.lock().failure.fail(format!(
                 "target cluster '{}' did not acknowledge {pending} records within {flush_timeout:?} ({e}); their source positions were not committed",
                 self.opts.to.name
             ));
@@ -462,7 +463,7 @@ impl Acked {
                 }
                 _ => "",
             };
-            self.shared.lock().fail(format!(
+            self.shared.lock().failure.fail(format!(
                 "commit to the source group '{}' failed: {e}{hint}",
                 self.opts.group
             ));

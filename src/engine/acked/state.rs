@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use rdkafka::{Offset, TopicPartitionList};
 
-use crate::error::Error;
+use crate::error::Failure;
 use crate::offsets::{NextOffset, PartitionTracker};
 use crate::report::{Copied, Counters, PartitionEnd};
 use crate::shard::Fnv;
@@ -39,8 +39,8 @@ pub(super) struct State {
     /// Partitions this process no longer owns (committed position, records copied), for the
     /// summary.
     pub(super) released: BTreeMap<(String, i32), PartitionEnd>,
-    /// The first failure that ends the run.
-    pub(super) failure: Option<Error>,
+    /// The failure that ends the run.
+    pub(super) failure: Failure,
     pub(super) assigned_once: bool,
     /// Since when the run has waited for the group to assign partitions (at start and after
     /// a revoke); `None` while it holds an assignment.
@@ -48,17 +48,6 @@ pub(super) struct State {
 }
 
 impl State {
-    pub(super) fn fail(&mut self, msg: String) {
-        self.fail_with(Error::failed(msg));
-    }
-
-    /// Like [`State::fail`], keeping the error's kind (a usage error is exit 2).
-    pub(super) fn fail_with(&mut self, e: Error) {
-        if self.failure.is_none() {
-            self.failure = Some(e);
-        }
-    }
-
     /// Publishes the assignment and commit counts for the progress display: partitions with a
     /// committed position, this run's or an earlier one's.
     pub(super) fn publish(&self, counters: &Counters) {

@@ -13,7 +13,6 @@ use rdkafka::producer::BaseRecord;
 
 use super::deliveries::{refused_for_good, Refusal, MAX_ABORTS_IN_A_ROW, NOT_A_COPY};
 use super::{ExactlyOnce, Txn};
-use crate::error::Error;
 use crate::offsets::NextOffset;
 use crate::target::{self, NotSent};
 use crate::trail::{self, Entry, Subject, INDEX_TOPIC};
@@ -70,7 +69,7 @@ impl ExactlyOnce {
                 false
             }
             Err(e) => {
-                self.failure = Some(Error::failed(commit_failed(&self.transactional_id, &e)));
+                self.failure.fail(commit_failed(&self.transactional_id, &e));
                 false
             }
         }
@@ -162,10 +161,10 @@ impl ExactlyOnce {
     pub(super) fn abort_and_rewind(&mut self, cause: &KafkaError, refused: Option<Refusal>) {
         let id = &self.transactional_id;
         if matches!(cause, KafkaError::Transaction(e) if e.is_fatal()) {
-            self.failure = Some(Error::failed(format!(
+            self.failure.fail(format!(
                 "exactly-once: fatal producer error as '{id}': {cause}{}",
                 fenced_hint(cause)
-            )));
+            ));
             return;
         }
         crate::progress::say(&format!(
@@ -189,10 +188,10 @@ impl ExactlyOnce {
                         let _ = target::flush(&self.producer, self.opts.timeout);
                     }
                     Err(e) => {
-                        self.failure = Some(Error::failed(format!(
+                        self.failure.fail(format!(
                             "exactly-once: aborting a transaction as '{id}' failed: {e}{}",
                             fenced_hint(&e)
-                        )));
+                        ));
                         return;
                     }
                 }
@@ -208,8 +207,8 @@ impl ExactlyOnce {
             // The index never stops the copy (issue 18): copies were all delivered before its
             // entries were sent, so the next transaction, without entries, can commit.
             self.drop_index(&r.error);
-            if let Err(msg) = self.rewind() {
-                self.failure = Some(Error::failed(msg));
+            if let Err(e) = self.rewind() {
+                self.failure.fail_with(e);
             }
             return;
         }
@@ -222,22 +221,22 @@ impl ExactlyOnce {
                         .find(|((_, p), o)| *p == r.partition && o.target == r.target)
                         .map_or_else(|| r.target.clone(), |((t, _), _)| t.clone());
                 }
-                self.failure = Some(Error::failed(format!(
+                self.failure.fail(format!(
                     "exactly-once: the target refused {}[{}] offset {} (-> {}): {}; it will refuse that record every time (too large for the target, against its policy, or not authorised), so nothing from it on in that partition was committed. Fix the target (e.g. its message.max.bytes) and rerun",
                     r.source, r.partition, r.offset, r.target, r.error
-                )));
+                ));
                 return;
             }
         }
         self.aborts_in_a_row += 1;
         if self.aborts_in_a_row >= MAX_ABORTS_IN_A_ROW {
-            self.failure = Some(Error::failed(format!(
+            self.failure.fail(format!(
                 "exactly-once: {MAX_ABORTS_IN_A_ROW} transactions in a row were aborted as '{id}' without one committed; the last after: {cause}"
-            )));
+            ));
             return;
         }
-        if let Err(msg) = self.rewind() {
-            self.failure = Some(Error::failed(msg));
+        if let Err(e) = self.rewind() {
+            self.failure.fail_with(e);
         }
     }
 }

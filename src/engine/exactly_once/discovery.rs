@@ -9,7 +9,6 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use super::{ExactlyOnce, Part};
-use crate::error::Error;
 use crate::report::{Copied, PartitionEnd};
 use crate::target;
 use crate::topics;
@@ -29,7 +28,7 @@ impl ExactlyOnce {
                 if self.txn.open {
                     self.commit_txn();
                 }
-                self.failure.get_or_insert(e);
+                self.failure.fail_with(e);
                 return false;
             }
         };
@@ -48,7 +47,7 @@ impl ExactlyOnce {
         if self.txn.open {
             self.commit_txn();
         }
-        if self.failure.is_some() {
+        if self.failure.is_set() {
             return false;
         }
         let shard = self.opts.shard.unwrap_or_default();
@@ -100,8 +99,8 @@ impl ExactlyOnce {
         self.counters
             .assigned
             .store(self.parts.len() as u64, Ordering::Relaxed);
-        if let Err(msg) = self.rewind() {
-            self.failure = Some(Error::failed(msg));
+        if let Err(e) = self.rewind() {
+            self.failure.fail_with(e);
             return false;
         }
         deleted || echo(self.last_deleted)

@@ -28,8 +28,7 @@ use rdkafka::producer::{BaseProducer, Producer};
 use rdkafka::{Offset, TopicPartitionList};
 
 use self::deliveries::{Deliveries, Refusal};
-use crate::error::Error;
-use crate::error::Result;
+use crate::error::{Error, Failure, Result};
 use crate::kafka;
 use crate::offsets::NextOffset;
 use crate::options::{RunOptions, StartPosition};
@@ -76,7 +75,7 @@ pub(super) struct ExactlyOnce {
     parts: BTreeMap<(String, i32), Part>,
     ends: Ends,
     txn: Txn,
-    failure: Option<Error>,
+    failure: Failure,
     aborts_in_a_row: u32,
     transactional_id: String,
     scratch: Scratch,
@@ -148,7 +147,7 @@ impl ExactlyOnce {
             parts,
             ends: Ends::default(),
             txn: Txn::default(),
-            failure: None,
+            failure: Failure::default(),
             aborts_in_a_row: 0,
             transactional_id: shard.transactional_id(&opts.group),
             scratch: Scratch::default(),
@@ -165,21 +164,21 @@ impl ExactlyOnce {
 
     pub(super) fn run(mut self, stop: &AtomicBool) -> Summary {
         let started = Instant::now();
-        if let Err(msg) = self.start() {
-            self.failure = Some(Error::failed(msg));
+        if let Err(e) = self.start() {
+            self.failure.fail_with(e);
         } else {
             self.copy(stop);
             self.counters.finishing(stop.load(Ordering::SeqCst));
             // An aborted last transaction rewinds: a run that must catch up copies again.
             let mut settled = true;
-            while self.failure.is_none() && self.txn.open {
+            while !self.failure.is_set() && self.txn.open {
                 settled = self.commit_txn();
                 if settled || !self.opts.until_caught_up || stop.load(Ordering::SeqCst) {
                     break;
                 }
                 self.copy(stop);
             }
-            if settled && self.failure.is_none() {
+            if settled && !self.failure.is_set() {
                 self.counters.note_success();
             }
         }
@@ -192,7 +191,7 @@ impl ExactlyOnce {
             &self.opts,
             started,
             stop.load(Ordering::SeqCst),
-            self.failure.take(),
+            self.failure.get().cloned(),
             &self.counters,
             positions,
         )
@@ -217,7 +216,7 @@ impl ExactlyOnce {
 
     /// Sets every owned partition's position from what the target holds and (re)assigns the
     /// source consumer there. Used at start and after an aborted transaction.
-    fn rewind(&mut self) -> std::result::Result<(), String> {
+    fn rewind(&mut self) -> Result<()> {
         self.producer.context().forget_trails();
         let found = self.scan_target()?;
         log::info!(
@@ -253,9 +252,9 @@ impl ExactlyOnce {
                             .consumer
                             .fetch_watermarks(topic, *partition, self.opts.timeout)
                             .map_err(|e| {
-                                format!(
+                                Error::failed(format!(
                                     "cannot find the end of {topic}[{partition}] for --start latest: {e}"
-                                )
+                                ))
                             })?;
                         let _ =
                             decided.add_partition_offset(topic, *partition, Offset::Offset(high));
@@ -267,17 +266,19 @@ impl ExactlyOnce {
             owned.sent = None;
             owned.pending = Copied::default();
             tpl.add_partition_offset(topic, *partition, start)
-                .map_err(|e| format!("cannot assign {topic}[{partition}]: {e}"))?;
+                .map_err(|e| Error::failed(format!("cannot assign {topic}[{partition}]: {e}")))?;
             self.ends.insert(topic, *partition, start);
         }
         self.publish_committed();
         source::assign(&self.consumer, &tpl)
-            .map_err(|e| format!("cannot assign source partitions: {e}"))?;
+            .map_err(|e| Error::failed(format!("cannot assign source partitions: {e}")))?;
         if decided.count() > 0 {
             self.consumer
                 .commit(&decided, CommitMode::Sync)
                 .map_err(|e| {
-                    format!("cannot commit the starting positions to the source group: {e}")
+                    Error::failed(format!(
+                        "cannot commit the starting positions to the source group: {e}"
+                    ))
                 })?;
         }
         Ok(())
@@ -305,7 +306,7 @@ impl ExactlyOnce {
         let (bytes_limit, records_limit) =
             (self.opts.max_bytes_per_sec, self.opts.max_records_per_sec);
         let mut throttle = Throttle::new(bytes_limit, records_limit, Instant::now());
-        while !stop.load(Ordering::Relaxed) && self.failure.is_none() {
+        while !stop.load(Ordering::Relaxed) && !self.failure.is_set() {
             let polled = self.consumer.poll(Duration::from_millis(100));
             // Periodic work (reports, transaction age, lag, discovery) every 256 records or
             // every few milliseconds, whichever comes first; at every poll without a record.
@@ -349,16 +350,16 @@ impl ExactlyOnce {
                                 return;
                             }
                             Ok(false) => {}
-                            Err(msg) => self.failure = Some(Error::failed(msg)),
+                            Err(msg) => self.failure.fail(msg),
                         }
                     }
                 }
                 Polled::Gap(_) => {
-                    self.failure = Some(Error::failed(source::gap_message(
+                    self.failure.fail(source::gap_message(
                         &self.consumer,
                         self.ends.starts(),
                         &self.opts,
-                    )));
+                    ));
                 }
                 Polled::Fatal(msg) => {
                     // A deleted source topic reads as an unknown topic: with discovery on,
@@ -366,10 +367,8 @@ impl ExactlyOnce {
                     if self.opts.refresh_topics.is_some() && self.refresh_topics() {
                         last_refresh = Instant::now();
                     } else {
-                        self.failure = Some(Error::failed(format!(
-                            "source cluster '{}': {msg}",
-                            self.opts.from.name
-                        )))
+                        self.failure
+                            .fail(format!("source cluster '{}': {msg}", self.opts.from.name))
                     }
                 }
                 Polled::Transient(e) => warner.warn(&self.opts.from.name, &e),
@@ -377,13 +376,13 @@ impl ExactlyOnce {
             let full = self.txn.records >= self.opts.txn_max_records
                 || self.txn.bytes >= self.opts.txn_max_bytes
                 || (clock && self.txn.started.is_some_and(|t| t.elapsed() >= max_time));
-            if self.txn.open && full && self.failure.is_none() {
+            if self.txn.open && full && !self.failure.is_set() {
                 self.commit_txn();
             }
             if clock && last_publish.elapsed() >= Duration::from_secs(1) {
                 let in_flight = self.producer.in_flight_count() as usize;
                 self.counters.publish(self.positions(), in_flight);
-                if !self.txn.open && self.failure.is_none() {
+                if !self.txn.open && !self.failure.is_set() {
                     // Nothing sent is left uncommitted.
                     self.counters.note_covered();
                 }
@@ -393,7 +392,7 @@ impl ExactlyOnce {
                 .opts
                 .refresh_topics
                 .is_some_and(|every| last_refresh.elapsed() >= every);
-            if clock && refresh_due && self.failure.is_none() {
+            if clock && refresh_due && !self.failure.is_set() {
                 self.refresh_topics();
                 last_refresh = Instant::now();
             }
