@@ -6,6 +6,7 @@
 mod acked;
 mod exactly_once;
 pub mod positions;
+mod shared;
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;

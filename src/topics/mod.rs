@@ -22,7 +22,7 @@ pub mod limits;
 pub mod loops;
 
 pub use check::{apply, identity, inspect, stamp, Applied, Inspection};
-pub use discover::{follow_assigned, refresh};
+pub use discover::{follow_assigned, refresh, Refresh};
 pub use drift::{config_differences, TopicDrift};
 
 use self::configs::Drift;

@@ -14,6 +14,7 @@ use rdkafka::types::RDKafkaRespErr;
 use rdkafka::{Offset, TopicPartitionList};
 
 use super::state::{commit_list, mark_committed, Part, Shared};
+use crate::engine::shared::{self, index::NOT_A_COPY};
 use crate::offsets::NextOffset;
 use crate::options::{Guarantee, StartPosition};
 use crate::source;
@@ -42,6 +43,9 @@ impl ProducerContext for Deliveries {
 
     fn delivery(&self, result: &DeliveryResult<'_>, source_offset: usize) {
         target::reported(self, result);
+        if source_offset == NOT_A_COPY {
+            return;
+        }
         let offset = source_offset as i64;
         let (msg, err) = match result {
             Ok(m) => (m, None),
@@ -56,14 +60,10 @@ impl ProducerContext for Deliveries {
         };
         let res = match err {
             None => {
-                let n = msg.payload_len() + msg.key().map_or(0, <[u8]>::len);
+                let n = target::record_bytes(msg);
                 self.shared.counters.records.fetch_add(1, Ordering::Relaxed);
-                self.shared
-                    .counters
-                    .bytes
-                    .fetch_add(n as u64, Ordering::Relaxed);
-                part.copied
-                    .add(offset, n as u64, msg.timestamp().to_millis());
+                self.shared.counters.bytes.fetch_add(n, Ordering::Relaxed);
+                part.copied.add(offset, n, msg.timestamp().to_millis());
                 part.trail = Some(Trail::after(part.trail, msg.offset(), offset));
                 part.tracker.acked(offset)
             }
@@ -145,21 +145,18 @@ impl Rebalancer {
         let mut decided = TopicPartitionList::new();
         for elem in committed.elements() {
             let (topic, partition) = (elem.topic(), elem.partition());
-            if elem.offset() == Offset::Invalid
-                && self.start.of(topic, partition) == StartPosition::Latest
-            {
-                match consumer.fetch_watermarks(topic, partition, self.timeout) {
-                    Ok((_, high)) => {
-                        let _ =
-                            decided.add_partition_offset(topic, partition, Offset::Offset(high));
-                    }
-                    Err(e) => {
-                        self.shared.lock().failure.fail(format!(
-                            "cannot find the end of {topic}[{partition}] for --start latest: {e}"
-                        ));
-                        let _ = consumer.assign(tpl);
-                        return;
-                    }
+            if elem.offset() != Offset::Invalid {
+                continue;
+            }
+            match self.start.resolve(consumer, topic, partition, self.timeout) {
+                Ok((at, true)) => {
+                    let _ = decided.add_partition_offset(topic, partition, at);
+                }
+                Ok((_, false)) => {}
+                Err(e) => {
+                    self.shared.lock().failure.fail_with(e);
+                    let _ = consumer.assign(tpl);
+                    return;
                 }
             }
         }
@@ -182,12 +179,8 @@ impl Rebalancer {
                     StartPosition::Latest => Offset::End,
                 },
             };
-            if assignment
-                .add_partition_offset(topic, partition, start)
-                .is_err()
-            {
-                st.failure
-                    .fail(format!("cannot assign {topic}[{partition}]"));
+            if let Err(e) = shared::add_start(&mut assignment, topic, partition, start) {
+                st.failure.fail_with(e);
             }
             let Some(target) = self.shared.target_of().get(topic).cloned() else {
                 continue;
@@ -208,11 +201,8 @@ impl Rebalancer {
         log::info!("assigned {} source partitions", assignment.count());
         drop(st);
         drop(committed);
-        if let Err(e) = source::assign(consumer, &assignment) {
-            self.shared
-                .lock()
-                .failure
-                .fail(format!("cannot assign source partitions: {e}"));
+        if let Err(e) = shared::assign(consumer, &assignment) {
+            self.shared.lock().failure.fail_with(e);
             return;
         }
         self.shared.assigned.store(true, Ordering::Relaxed);

@@ -4,7 +4,7 @@
 //! rebalance (the revoke flushes, verifies and commits as always); under `--shard`, the
 //! engine revokes its own assignment the same way and assigns the new one.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use rdkafka::consumer::Consumer;
 use rdkafka::TopicPartitionList;
@@ -13,12 +13,7 @@ use super::callbacks::SourceConsumer;
 use super::state::Shared;
 use super::Acked;
 use crate::options::RunOptions;
-use crate::target;
 use crate::topics::{self, Route};
-
-/// After a deleted topic was dropped, errors the consumer had already queued for it are
-/// expected for this long.
-const DELETED_ECHO: Duration = Duration::from_secs(10);
 
 impl Acked {
     /// Subscribes to (group) or assigns (`--shard`) the source partitions of the routes.
@@ -26,17 +21,19 @@ impl Acked {
         if let Some(shard) = self.opts.shard {
             let mut tpl = TopicPartitionList::new();
             // A shard may own none of the partitions left after a deletion: it then idles.
-            for (r, p) in topics::owned(&shard, &self.routes).unwrap_or_default() {
+            for (r, p) in topics::owned(&shard, &self.followed.routes).unwrap_or_default() {
                 tpl.add_partition(&r.source, p);
             }
             self.consumer.context().assign(&self.consumer, &tpl);
             return;
         }
-        if self.routes.is_empty() {
+        if self.followed.routes.is_empty() {
             self.consumer.unsubscribe();
             return;
         }
-        let topics: Vec<&str> = self.routes.iter().map(|r| r.source.as_str()).collect();
+        let topics: Vec<&str> = (self.followed.routes.iter())
+            .map(|r| r.source.as_str())
+            .collect();
         self.shared.lock().waiting_since = Some(Instant::now());
         if let Err(e) = self.consumer.subscribe(&topics) {
             self.shared
@@ -49,51 +46,30 @@ impl Acked {
     /// Looks at the source's topics again and reads the new set when it changed. True when
     /// the source error just seen is explained by a deleted topic.
     pub(super) fn refresh_topics(&mut self) -> bool {
-        let found = match topics::refresh(&self.opts, &self.routes, &mut self.skipped) {
-            Ok(found) => found,
+        let looked = self
+            .followed
+            .look(&self.opts, &self.shared.counters, &self.producer);
+        let found = match looked {
+            Ok(Some(found)) => found,
+            Ok(None) => return self.followed.echo(),
             Err(e) => {
                 self.shared.lock().failure.fail_with(e);
                 return false;
             }
         };
-        crate::engine::announce(&self.shared.counters, found.changes);
-        for w in found.warnings {
-            self.shared.counters.notice(w);
-        }
-        if let Some(w) = target::outgrown(&self.producer, found.size_limit) {
-            self.shared.counters.notice(w);
-        }
-        if !found.changed {
-            return self
-                .last_deleted
-                .is_some_and(|at| at.elapsed() < DELETED_ECHO);
-        }
-        let deleted = self
-            .routes
-            .iter()
+        let deleted = (self.followed.routes.iter())
             .any(|r| !found.routes.iter().any(|x| x.source == r.source));
-        if deleted {
-            self.last_deleted = Some(Instant::now());
-        }
         for r in &found.added {
             self.shared.add_route(&r.source, &r.target);
-        }
-        if !found.added.is_empty() {
-            if let Err(e) = target::warm_up(&self.producer, &found.added, self.opts.timeout) {
-                log::warn!("{e}");
-            }
         }
         if self.opts.shard.is_some() {
             if let Ok(current) = self.consumer.assignment() {
                 self.consumer.context().revoke(&self.consumer, &current);
             }
         }
-        self.routes = found.routes;
+        let explained = (self.followed).adopt(found, deleted, &self.producer, self.opts.timeout);
         self.read_routes();
-        deleted
-            || self
-                .last_deleted
-                .is_some_and(|at| at.elapsed() < DELETED_ECHO)
+        explained
     }
 }
 

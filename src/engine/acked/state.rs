@@ -8,12 +8,13 @@ use std::time::Instant;
 
 use rdkafka::{Offset, TopicPartitionList};
 
+use crate::engine::shared::index;
 use crate::error::Failure;
 use crate::offsets::{NextOffset, PartitionTracker};
 use crate::report::{Copied, Counters, PartitionEnd};
 use crate::shard::Fnv;
 use crate::source::Ends;
-use crate::trail::{self, Entry, Subject, Trail};
+use crate::trail::{Entry, Subject, Trail};
 
 pub(super) type TopicMap<V> = HashMap<String, V, std::hash::BuildHasherDefault<Fnv>>;
 
@@ -114,7 +115,7 @@ pub(super) fn index_entries(shared: &Shared, cluster: &str) -> Vec<(String, Stri
                 trail: part.trail,
                 committed: part.tracker.committed().map_or(-1, NextOffset::get),
             };
-            if part.indexed == Some(entry) || (entry.trail.is_none() && entry.committed < 0) {
+            if !index::moved(&entry, part.indexed.as_ref()) {
                 continue;
             }
             let subject = Subject {
@@ -123,7 +124,7 @@ pub(super) fn index_entries(shared: &Shared, cluster: &str) -> Vec<(String, Stri
                 partition,
                 target,
             };
-            out.push((trail::key(&subject, &entry), trail::value(&entry)));
+            out.push(index::key_value(&subject, &entry));
             part.indexed = Some(entry);
         }
     }

@@ -9,13 +9,12 @@ use rdkafka::error::{KafkaError, KafkaResult, RDKafkaErrorCode};
 use rdkafka::producer::{Producer, PurgeConfig};
 use rdkafka::{Offset, TopicPartitionList};
 
-use rdkafka::producer::BaseRecord;
-
-use super::deliveries::{refused_for_good, Refusal, MAX_ABORTS_IN_A_ROW, NOT_A_COPY};
+use super::deliveries::{refused_for_good, Refusal, MAX_ABORTS_IN_A_ROW};
 use super::{ExactlyOnce, Txn};
+use crate::engine::shared::{self, index};
 use crate::offsets::NextOffset;
 use crate::target::{self, NotSent};
-use crate::trail::{self, Entry, Subject, INDEX_TOPIC};
+use crate::trail::{Entry, Subject, INDEX_TOPIC};
 
 /// How long a commit flushes before it asks again whether the transaction must abort.
 const FLUSH_STEP: Duration = Duration::from_millis(500);
@@ -25,7 +24,7 @@ impl ExactlyOnce {
     /// (for lag monitoring). Abortable errors abort and rewind; others end the run. True when
     /// the transaction was committed.
     pub(super) fn commit_txn(&mut self) -> bool {
-        match self.commit_in_steps(self.opts.delivery_timeout + Duration::from_secs(5)) {
+        match self.commit_in_steps(shared::flush_timeout(&self.opts)) {
             Ok(()) => {
                 log::debug!("committed a transaction of {} records", self.txn.records);
                 self.counters
@@ -115,26 +114,23 @@ impl ExactlyOnce {
         if !self.index {
             return Ok(());
         }
-        for ((source, partition), owned) in &self.parts {
+        for ((source, partition), part) in &self.parts {
             let key = (source.clone(), *partition);
             let entry = Entry {
-                trail: self.producer.context().trail(&owned.target, *partition),
-                committed: owned.sent.or(owned.committed).map_or(-1, NextOffset::get),
+                trail: self.producer.context().trail(&part.target, *partition),
+                committed: part.sent.or(part.committed).map_or(-1, NextOffset::get),
             };
-            if self.indexed.get(&key) == Some(&entry) || entry.committed < 0 {
+            if !index::moved(&entry, self.indexed.get(&key)) {
                 continue;
             }
             let subject = Subject {
                 cluster: &self.stamp.source,
                 topic: source,
                 partition: *partition,
-                target: &owned.target,
+                target: &part.target,
             };
-            let (k, v) = (trail::key(&subject, &entry), trail::value(&entry));
-            let record = BaseRecord::with_opaque_to(INDEX_TOPIC, NOT_A_COPY)
-                .partition(0)
-                .key(k.as_bytes())
-                .payload(v.as_bytes());
+            let (k, v) = index::key_value(&subject, &entry);
+            let record = index::record(&k, &v);
             match target::send(&self.producer, record, || false) {
                 Ok(()) => self.txn.entries = true,
                 Err(NotSent::GaveUp) => {}

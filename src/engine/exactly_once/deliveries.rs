@@ -11,6 +11,7 @@ use rdkafka::message::{Headers, Message};
 use rdkafka::producer::{DeliveryResult, ProducerContext};
 use rdkafka::statistics::Statistics;
 
+use crate::engine::shared::index::NOT_A_COPY;
 use crate::report::Counters;
 use crate::target;
 
@@ -71,9 +72,6 @@ pub(super) struct Deliveries {
     trails: Mutex<HashMap<String, HashMap<i32, Trail>>>,
     counters: Arc<Counters>,
 }
-
-/// The delivery opaque of a record that copies no source record (a positions index entry).
-pub(super) const NOT_A_COPY: usize = usize::MAX;
 
 impl Deliveries {
     pub(super) fn new(counters: Arc<Counters>) -> Self {

@@ -15,33 +15,34 @@ mod deliveries;
 mod discovery;
 mod resume;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rdkafka::config::ClientConfig;
-use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
+use rdkafka::consumer::BaseConsumer;
 use rdkafka::error::KafkaError;
 use rdkafka::message::{BorrowedMessage, Message};
 use rdkafka::producer::{BaseProducer, Producer};
-use rdkafka::{Offset, TopicPartitionList};
 
 use self::deliveries::{Deliveries, Refusal};
+use super::shared::{clock::Clock, clock::Pace, follow::Followed};
 use crate::error::{Error, Failure, Result};
 use crate::kafka;
 use crate::offsets::NextOffset;
-use crate::options::{RunOptions, StartPosition};
+use crate::options::RunOptions;
 use crate::origin::Stamp;
 use crate::report::{Copied, Counters, PartitionEnd, Summary};
 use crate::source::{self, classify, Ends, Polled, Warner};
 use crate::target::{self, NotSent};
-use crate::throttle::Throttle;
-use crate::tick::Ticker;
-use crate::topics::{self, Route};
+use crate::topics;
 use crate::trail::Entry;
 
 type TargetProducer = BaseProducer<Deliveries>;
+
+/// How long one poll of the source waits for a record.
+const POLL: Duration = Duration::from_millis(100);
 
 /// One owned source partition.
 #[derive(Debug)]
@@ -79,12 +80,9 @@ pub(super) struct ExactlyOnce {
     aborts_in_a_row: u32,
     transactional_id: String,
     scratch: Scratch,
-    /// The topics being copied (`--refresh-topics` changes them).
-    routes: Vec<Route>,
-    /// New source topics not copied (target missing), warned about once.
-    skipped: BTreeSet<String>,
-    /// When a deleted source topic was last dropped, and its partitions for the summary.
-    last_deleted: Option<Instant>,
+    /// The topics being copied (`--refresh-topics` changes them), and the partitions of
+    /// deleted ones, for the summary.
+    followed: Followed,
     released: BTreeMap<(String, i32), PartitionEnd>,
     stamp: Stamp,
     /// `--start`, for the partitions that existed when the run began.
@@ -152,9 +150,7 @@ impl ExactlyOnce {
             transactional_id: shard.transactional_id(&opts.group),
             scratch: Scratch::default(),
             start,
-            routes,
-            skipped: BTreeSet::new(),
-            last_deleted: None,
+            followed: Followed::new(routes),
             released: BTreeMap::new(),
             stamp,
             index,
@@ -214,103 +210,16 @@ impl ExactlyOnce {
         positions
     }
 
-    /// Sets every owned partition's position from what the target holds and (re)assigns the
-    /// source consumer there. Used at start and after an aborted transaction.
-    fn rewind(&mut self) -> Result<()> {
-        self.producer.context().forget_trails();
-        let found = self.scan_target()?;
-        log::info!(
-            "the target holds positions for {} of {} partitions",
-            found.len(),
-            self.parts.len()
-        );
-        let fallback = self.group_positions()?;
-        let mut tpl = TopicPartitionList::new();
-        // Committed to the group at once: `--start latest` resolved to offsets, where the next
-        // run finds them while the target holds nothing of ours (issue 13); and what the
-        // target holds where the group is behind it (a run killed between its transaction and
-        // the group's commit), so the group's lag is right also when nothing is left to copy.
-        let mut decided = TopicPartitionList::new();
-        self.ends = Ends::default();
-        for ((topic, partition), owned) in self.parts.iter_mut() {
-            let key = (topic.clone(), *partition);
-            let start = match (found.get(&key), fallback.get(&key)) {
-                (Some(pos), group) => {
-                    if group.is_none_or(|&g| g < pos.get()) {
-                        let at = Offset::Offset(pos.get());
-                        let _ = decided.add_partition_offset(topic, *partition, at);
-                    }
-                    Offset::Offset(pos.get())
-                }
-                // Nothing of ours on the target yet: the group's position (committed only
-                // after transactions) is a safe lower bound, then --start.
-                (None, Some(&n)) => Offset::Offset(n),
-                (None, None) => match self.start.of(topic, *partition) {
-                    StartPosition::Earliest => Offset::Beginning,
-                    StartPosition::Latest => {
-                        let (_, high) = self
-                            .consumer
-                            .fetch_watermarks(topic, *partition, self.opts.timeout)
-                            .map_err(|e| {
-                                Error::failed(format!(
-                                    "cannot find the end of {topic}[{partition}] for --start latest: {e}"
-                                ))
-                            })?;
-                        let _ =
-                            decided.add_partition_offset(topic, *partition, Offset::Offset(high));
-                        Offset::Offset(high)
-                    }
-                },
-            };
-            owned.committed = found.get(&key).copied();
-            owned.sent = None;
-            owned.pending = Copied::default();
-            tpl.add_partition_offset(topic, *partition, start)
-                .map_err(|e| Error::failed(format!("cannot assign {topic}[{partition}]: {e}")))?;
-            self.ends.insert(topic, *partition, start);
-        }
-        self.publish_committed();
-        source::assign(&self.consumer, &tpl)
-            .map_err(|e| Error::failed(format!("cannot assign source partitions: {e}")))?;
-        if decided.count() > 0 {
-            self.consumer
-                .commit(&decided, CommitMode::Sync)
-                .map_err(|e| {
-                    Error::failed(format!(
-                        "cannot commit the starting positions to the source group: {e}"
-                    ))
-                })?;
-        }
-        Ok(())
-    }
-
-    /// Publishes how many owned partitions have a position the target holds (committed
-    /// transactions, this run's or an earlier one's).
-    fn publish_committed(&self) {
-        let committed = self
-            .parts
-            .values()
-            .filter(|o| o.committed.is_some())
-            .count();
-        self.counters
-            .committed
-            .store(committed as u64, Ordering::Relaxed);
-    }
-
+    /// Polls, copies what the poll returned inside the open transaction, then does the
+    /// periodic work that is due.
     fn copy(&mut self, stop: &AtomicBool) {
-        let mut last_publish = Instant::now();
-        let mut last_refresh = Instant::now();
+        let mut clock = Clock::new(&self.opts);
+        let mut pace = Pace::new(&self.opts);
         let mut warner = Warner::default();
-        let mut ticker = Ticker::new(Instant::now());
-        let max_time = self.opts.txn_max_time;
-        let (bytes_limit, records_limit) =
-            (self.opts.max_bytes_per_sec, self.opts.max_records_per_sec);
-        let mut throttle = Throttle::new(bytes_limit, records_limit, Instant::now());
         while !stop.load(Ordering::Relaxed) && !self.failure.is_set() {
-            let polled = self.consumer.poll(Duration::from_millis(100));
-            // Periodic work (reports, transaction age, lag, discovery) every 256 records or
-            // every few milliseconds, whichever comes first; at every poll without a record.
-            let mut clock = true;
+            let polled = self.consumer.poll(POLL);
+            // Periodic work is due at every poll without a record.
+            let mut tick = true;
             match classify(polled) {
                 Polled::Record(msg) => {
                     let sent = forward(
@@ -321,82 +230,100 @@ impl ExactlyOnce {
                         (&msg, &self.stamp, &self.counters),
                         stop,
                     );
-                    let wait = if throttle.is_limited() {
-                        throttle.take(target::record_bytes(&msg), Instant::now())
-                    } else {
-                        Duration::ZERO
-                    };
+                    let bytes = target::record_bytes(&msg);
                     drop(msg);
-                    if !wait.is_zero() {
-                        // Inside the open transaction: its age and size bounds still apply.
-                        let waited = target::throttle_wait(&self.producer, wait, stop);
-                        self.counters.add_throttled(waited);
-                    }
+                    // Inside the open transaction: its age and size bounds still apply.
+                    pace.after(bytes, &self.producer, stop, &self.counters);
                     if let Err((e, refused)) = sent {
                         self.abort_and_rewind(&e, refused.map(|r| *r));
                     }
-                    clock = ticker.record(Instant::now());
-                    if clock {
-                        target::serve_reports(&self.producer);
-                    }
+                    tick = clock.record(&self.producer);
                 }
                 Polled::Idle | Polled::End(_) => {
-                    target::serve_reports(&self.producer);
-                    ticker.done(Instant::now());
-                    if self.opts.until_caught_up {
-                        match self.ends.check(&self.consumer, &self.opts) {
-                            Ok(true) => {
-                                log::info!("caught up with every owned partition");
-                                return;
-                            }
-                            Ok(false) => {}
-                            Err(msg) => self.failure.fail(msg),
-                        }
+                    clock.idle(&self.producer);
+                    if self.caught_up() {
+                        return;
                     }
                 }
-                Polled::Gap(_) => {
-                    self.failure.fail(source::gap_message(
-                        &self.consumer,
-                        self.ends.starts(),
-                        &self.opts,
-                    ));
-                }
+                Polled::Gap(_) => self.fail_gap(),
                 Polled::Fatal(msg) => {
                     // A deleted source topic reads as an unknown topic: with discovery on,
                     // look first, and stop copying only that topic.
-                    if self.opts.refresh_topics.is_some() && self.refresh_topics() {
-                        last_refresh = Instant::now();
-                    } else {
-                        self.failure
-                            .fail(format!("source cluster '{}': {msg}", self.opts.from.name))
+                    if self.explained(&msg) {
+                        clock.refreshed();
                     }
                 }
                 Polled::Transient(e) => warner.warn(&self.opts.from.name, &e),
             }
-            let full = self.txn.records >= self.opts.txn_max_records
-                || self.txn.bytes >= self.opts.txn_max_bytes
-                || (clock && self.txn.started.is_some_and(|t| t.elapsed() >= max_time));
-            if self.txn.open && full && !self.failure.is_set() {
+            if self.transaction_full(tick) {
                 self.commit_txn();
             }
-            if clock && last_publish.elapsed() >= Duration::from_secs(1) {
-                let in_flight = self.producer.in_flight_count() as usize;
-                self.counters.publish(self.positions(), in_flight);
-                if !self.txn.open && !self.failure.is_set() {
-                    // Nothing sent is left uncommitted.
-                    self.counters.note_covered();
-                }
-                last_publish = Instant::now();
+            if tick && clock.should_publish() {
+                self.publish();
             }
-            let refresh_due = self
-                .opts
-                .refresh_topics
-                .is_some_and(|every| last_refresh.elapsed() >= every);
-            if clock && refresh_due && !self.failure.is_set() {
+            if tick && !self.failure.is_set() && clock.should_refresh() {
                 self.refresh_topics();
-                last_refresh = Instant::now();
             }
         }
+    }
+
+    /// The open transaction reached `--txn-max-records` or `--txn-max-bytes`, or (checked
+    /// when periodic work is `due`) `--txn-max-time`.
+    fn transaction_full(&self, due: bool) -> bool {
+        let txn = &self.txn;
+        let full = txn.records >= self.opts.txn_max_records
+            || txn.bytes >= self.opts.txn_max_bytes
+            || (due
+                && txn
+                    .started
+                    .is_some_and(|t| t.elapsed() >= self.opts.txn_max_time));
+        txn.open && full && !self.failure.is_set()
+    }
+
+    /// With `--until-caught-up`: true once every owned partition reached its end.
+    fn caught_up(&mut self) -> bool {
+        if !self.opts.until_caught_up {
+            return false;
+        }
+        match self.ends.check(&self.consumer, &self.opts) {
+            Ok(true) => {
+                log::info!("caught up with every owned partition");
+                true
+            }
+            Ok(false) => false,
+            Err(msg) => {
+                self.failure.fail(msg);
+                false
+            }
+        }
+    }
+
+    /// A new snapshot of the positions for the progress display and the metrics.
+    fn publish(&self) {
+        let in_flight = self.producer.in_flight_count() as usize;
+        self.counters.publish(self.positions(), in_flight);
+        if !self.txn.open && !self.failure.is_set() {
+            // Nothing sent is left uncommitted.
+            self.counters.note_covered();
+        }
+    }
+
+    /// True when discovery explains the source's fatal error `msg` by a deleted topic; else
+    /// the run fails.
+    fn explained(&mut self, msg: &str) -> bool {
+        if self.opts.refresh_topics.is_some() && self.refresh_topics() {
+            return true;
+        }
+        let name = &self.opts.from.name;
+        self.failure.fail(format!("source cluster '{name}': {msg}"));
+        false
+    }
+
+    /// A read position outside the source log.
+    fn fail_gap(&mut self) {
+        let starts = self.ends.starts();
+        let msg = source::gap_message(&self.consumer, starts, &self.opts);
+        self.failure.fail(msg);
     }
 }
 
@@ -451,7 +378,7 @@ fn forward(
         }
     }
     owned.sent = Some(NextOffset::after(msg.offset()));
-    let bytes = (msg.payload_len() + msg.key().map_or(0, <[u8]>::len)) as u64;
+    let bytes = target::record_bytes(msg);
     owned
         .pending
         .add(msg.offset(), bytes, msg.timestamp().to_millis());

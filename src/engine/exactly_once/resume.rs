@@ -10,12 +10,19 @@ use rdkafka::message::{Headers, Message};
 use rdkafka::producer::Producer;
 use rdkafka::{Offset, TopicPartitionList};
 
+use std::sync::atomic::Ordering;
+
+use rdkafka::consumer::CommitMode;
+
 use super::ExactlyOnce;
+use crate::engine::shared;
 use crate::error::{Error, Result};
 use crate::kafka;
 use crate::offsets::NextOffset;
 use crate::origin::{resume_position, ORIGIN_HEADER};
+use crate::report::Copied;
 use crate::source;
+use crate::source::Ends;
 
 impl ExactlyOnce {
     /// Fences any zombie, finds where the target stands, and assigns the source there. These
@@ -40,6 +47,80 @@ impl ExactlyOnce {
             .init_transactions(self.opts.timeout)
             .map_err(|e| start_failed(&self.transactional_id, &e))?;
         self.rewind()
+    }
+
+    /// Sets every owned partition's position from what the target holds and (re)assigns the
+    /// source consumer there. Used at start and after an aborted transaction.
+    pub(super) fn rewind(&mut self) -> Result<()> {
+        self.producer.context().forget_trails();
+        let found = self.scan_target()?;
+        log::info!(
+            "the target holds positions for {} of {} partitions",
+            found.len(),
+            self.parts.len()
+        );
+        let fallback = self.group_positions()?;
+        let mut tpl = TopicPartitionList::new();
+        // Committed to the group at once: `--start latest` resolved to offsets, where the next
+        // run finds them while the target holds nothing of ours (issue 13); and what the
+        // target holds where the group is behind it (a run killed between its transaction and
+        // the group's commit), so the group's lag is right also when nothing is left to copy.
+        let mut decided = TopicPartitionList::new();
+        self.ends = Ends::default();
+        for ((topic, partition), owned) in self.parts.iter_mut() {
+            let key = (topic.clone(), *partition);
+            let start = match (found.get(&key), fallback.get(&key)) {
+                (Some(pos), group) => {
+                    if group.is_none_or(|&g| g < pos.get()) {
+                        let at = Offset::Offset(pos.get());
+                        let _ = decided.add_partition_offset(topic, *partition, at);
+                    }
+                    Offset::Offset(pos.get())
+                }
+                // Nothing of ours on the target yet: the group's position (committed only
+                // after transactions) is a safe lower bound, then --start.
+                (None, Some(&n)) => Offset::Offset(n),
+                (None, None) => {
+                    let timeout = self.opts.timeout;
+                    let (at, resolved) =
+                        (self.start).resolve(&self.consumer, topic, *partition, timeout)?;
+                    if resolved {
+                        let _ = decided.add_partition_offset(topic, *partition, at);
+                    }
+                    at
+                }
+            };
+            owned.committed = found.get(&key).copied();
+            owned.sent = None;
+            owned.pending = Copied::default();
+            shared::add_start(&mut tpl, topic, *partition, start)?;
+            self.ends.insert(topic, *partition, start);
+        }
+        self.publish_committed();
+        shared::assign(&self.consumer, &tpl)?;
+        if decided.count() > 0 {
+            self.consumer
+                .commit(&decided, CommitMode::Sync)
+                .map_err(|e| {
+                    Error::failed(format!(
+                        "cannot commit the starting positions to the source group: {e}"
+                    ))
+                })?;
+        }
+        Ok(())
+    }
+
+    /// Publishes how many owned partitions have a position the target holds (committed
+    /// transactions, this run's or an earlier one's).
+    pub(super) fn publish_committed(&self) {
+        let committed = self
+            .parts
+            .values()
+            .filter(|o| o.committed.is_some())
+            .count();
+        self.counters
+            .committed
+            .store(committed as u64, Ordering::Relaxed);
     }
 
     /// The group's committed positions for the owned partitions (for lag monitoring; used
