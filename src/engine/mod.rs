@@ -1,7 +1,8 @@
 //! The two copy engines side by side, and the choice between them: `none` and
 //! `at-least-once` ([`acked`]) commit acknowledged prefixes to the source group;
 //! `exactly-once` ([`exactly_once`]) copies in transactions and the target is its own
-//! checkpoint. They share the source and target sides, never each other.
+//! checkpoint. They share the source and target sides and what sits beneath both loops
+//! ([`shared`]: clock, rate limit, topic following, index entries), never each other.
 
 mod acked;
 mod exactly_once;

@@ -31,7 +31,10 @@ impl Acked {
             self.consumer.unsubscribe();
             return;
         }
-        let topics: Vec<&str> = (self.followed.routes.iter())
+        let topics: Vec<&str> = self
+            .followed
+            .routes
+            .iter()
             .map(|r| r.source.as_str())
             .collect();
         self.shared.lock().waiting_since = Some(Instant::now());
@@ -57,7 +60,10 @@ impl Acked {
                 return false;
             }
         };
-        let deleted = (self.followed.routes.iter())
+        let deleted = self
+            .followed
+            .routes
+            .iter()
             .any(|r| !found.routes.iter().any(|x| x.source == r.source));
         for r in &found.added {
             self.shared.add_route(&r.source, &r.target);
@@ -67,7 +73,9 @@ impl Acked {
                 self.consumer.context().revoke(&self.consumer, &current);
             }
         }
-        let explained = (self.followed).adopt(found, deleted, &self.producer, self.opts.timeout);
+        let explained = self
+            .followed
+            .adopt(found, deleted, &self.producer, self.opts.timeout);
         self.read_routes();
         explained
     }

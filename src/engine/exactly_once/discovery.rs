@@ -74,7 +74,9 @@ impl ExactlyOnce {
                 }
             }
         }
-        let explained = (self.followed).adopt(found, deleted, &self.producer, self.opts.timeout);
+        let explained = self
+            .followed
+            .adopt(found, deleted, &self.producer, self.opts.timeout);
         self.counters
             .assigned
             .store(self.parts.len() as u64, Ordering::Relaxed);

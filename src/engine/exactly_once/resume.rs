@@ -83,7 +83,8 @@ impl ExactlyOnce {
                 (None, None) => {
                     let timeout = self.opts.timeout;
                     let (at, resolved) =
-                        (self.start).resolve(&self.consumer, topic, *partition, timeout)?;
+                        self.start
+                            .resolve(&self.consumer, topic, *partition, timeout)?;
                     if resolved {
                         let _ = decided.add_partition_offset(topic, *partition, at);
                     }
