@@ -48,9 +48,11 @@ pub(crate) fn group_positions<C: ConsumerContext>(
     tpl: &TopicPartitionList,
     group: &str,
     timeout: Duration,
-) -> std::result::Result<HashMap<(String, i32), i64>, String> {
+) -> Result<HashMap<(String, i32), i64>> {
     let got = committed_positions(consumer, tpl, timeout).map_err(|e| {
-        format!("cannot read the group's committed positions on the source (group '{group}'): {e}")
+        Error::failed(format!(
+            "cannot read the group's committed positions on the source (group '{group}'): {e}"
+        ))
     })?;
     let out = got
         .elements()

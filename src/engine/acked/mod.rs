@@ -399,8 +399,8 @@ impl Acked {
                 true
             }
             Ok(false) => false,
-            Err(msg) => {
-                st.failure.fail(msg);
+            Err(e) => {
+                st.failure.fail_with(e);
                 false
             }
         }

@@ -291,8 +291,8 @@ impl ExactlyOnce {
                 true
             }
             Ok(false) => false,
-            Err(msg) => {
-                self.failure.fail(msg);
+            Err(e) => {
+                self.failure.fail_with(e);
                 false
             }
         }

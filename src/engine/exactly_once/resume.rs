@@ -135,7 +135,6 @@ impl ExactlyOnce {
             tpl.add_partition(t, *p);
         }
         source::group_positions(&self.consumer, &tpl, &self.opts.group, self.opts.timeout)
-            .map_err(Error::failed)
     }
 
     /// Reads the tail of every owned target partition as a read_committed reader sees it and
