@@ -194,6 +194,7 @@ impl Acked {
         let mut clock = Clock::new(&self.opts);
         let mut pace = Pace::new(&self.opts);
         let mut warner = Warner::default();
+        (self.last_commit, self.last_join_note) = (Instant::now(), Instant::now());
         while !stop.load(Ordering::Relaxed) && !self.failed() {
             let polled = self.consumer.poll(POLL);
             // Before copying what the poll returned: an assignment made in it may hold a
