@@ -32,6 +32,36 @@ impl Error {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// The failure that ends a copy run, the same rule in both engines: the first one wins, since
+/// what fails after it is mostly its consequence (a flush after a refused record, an abort
+/// after a fenced commit), and the first names what to fix. Its kind ([`Error`]'s variant)
+/// decides the exit code.
+#[derive(Debug, Default)]
+pub struct Failure(Option<Error>);
+
+impl Failure {
+    /// The run failed and a rerun may pass (exit 1), unless it already failed.
+    pub fn fail(&mut self, msg: impl fmt::Display) {
+        self.fail_with(Error::failed(msg));
+    }
+
+    /// Like [`Failure::fail`], keeping the error's kind (a usage error is exit 2).
+    pub fn fail_with(&mut self, e: Error) {
+        if self.0.is_none() {
+            self.0 = Some(e);
+        }
+    }
+
+    pub fn is_set(&self) -> bool {
+        self.0.is_some()
+    }
+
+    /// The failure, for the summary.
+    pub fn get(&self) -> Option<&Error> {
+        self.0.as_ref()
+    }
+}
+
 /// Exit codes, by who must act.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Exit {
@@ -80,6 +110,21 @@ pub fn redact_quoted(msg: &str, keep: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn issue_21_the_first_failure_wins_with_its_kind() {
+        let mut f = Failure::default();
+        assert!(!f.is_set());
+        f.fail_with(Error::usage("the broker refused the transaction timeout"));
+        f.fail("a consequence");
+        f.fail_with(Error::failed("another"));
+        let first = f.get().expect("set");
+        assert_eq!(
+            first.to_string(),
+            "the broker refused the transaction timeout"
+        );
+        assert_eq!(first.exit(), Exit::Usage);
+    }
 
     #[test]
     fn issue_13_quoted_values_are_redacted_but_the_key_is_kept() {

@@ -3,10 +3,11 @@
 //! The binary is a thin wrapper over [`run_cli`]. Layers, each importing only layers below it:
 //! 1. `lib` parses, dispatches, prints and maps the outcome to an [`error::Exit`]; nothing
 //!    imports `lib`, `demo`, `plan`, `verify` or `groups`.
-//! 2. `engine` picks one of two engines, `acked` (none, at-least-once) or `transactional`
-//!    (exactly-once), which never import each other; `verify` compares the two sides and
-//!    never imports an engine; `groups` translates consumer group positions through the
-//!    positions index (`trail`) the engines write, and never imports an engine either.
+//! 2. `engine` picks one of two engines, `acked` (none, at-least-once) or `exactly_once`
+//!    (exactly-once), which never import each other (what both do alike sits beneath them in
+//!    `engine::shared`); `verify` compares the two sides and never imports an engine;
+//!    `groups` translates consumer group positions through the positions index (`trail`) the
+//!    engines write, and never imports an engine either.
 //! 3. `source` (assign, classify a poll, ends, gaps, lag) and `target` (record mapping, one
 //!    send path, flush) serve the engines, `source` also `verify`; they never import each other.
 //!    `report` counts and summarises a run; `progress` shows it on the terminal and

@@ -541,3 +541,26 @@ fn issue_13_a_fenced_transaction_names_the_transactional_id() {
     assert!(last.contains("'g.shard-1-of-1'"), "{last}");
     assert_eq!(common::committed(&ab, "g", "t", 2), vec![-1, -1]);
 }
+
+/// Issue 21: a target whose transaction.max.timeout.ms is below the run's transaction timeout
+/// refuses every start the same way (INVALID_TRANSACTION_TIMEOUT): bad input, exit 2, naming
+/// the flags to lower, and nothing copied or committed.
+#[test]
+fn issue_21_mock_a_refused_transaction_timeout_exits_2() {
+    let (_a, b, ab, bb) = mock_pair(100);
+    b.cluster().unwrap().request_errors(
+        RDKafkaApiKey::InitProducerId,
+        &[RDKafkaRespErr::RD_KAFKA_RESP_ERR_INVALID_TRANSACTION_TIMEOUT],
+    );
+    let run = kr::run(&eos_args(&ab, &bb, &["--until-caught-up", "--json"]));
+    assert_eq!(run.code, 2, "{run:?}");
+    let json = run.json();
+    assert_eq!(json["error_kind"], "usage", "{json}");
+    let error = json["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("transaction.max.timeout.ms") && error.contains("--txn-max-time"),
+        "{error}"
+    );
+    assert_eq!(json["records"], 0);
+    assert_eq!(common::committed(&ab, "g", "t", 2), vec![-1, -1]);
+}

@@ -1,11 +1,13 @@
 //! The two copy engines side by side, and the choice between them: `none` and
 //! `at-least-once` ([`acked`]) commit acknowledged prefixes to the source group;
-//! `exactly-once` ([`transactional`]) copies in transactions and the target is its own
-//! checkpoint. They share the source and target sides, never each other.
+//! `exactly-once` ([`exactly_once`]) copies in transactions and the target is its own
+//! checkpoint. They share the source and target sides and what sits beneath both loops
+//! ([`shared`]: clock, rate limit, topic following, index entries), never each other.
 
 mod acked;
+mod exactly_once;
 pub mod positions;
-mod transactional;
+mod shared;
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -34,14 +36,14 @@ pub struct Replicator {
 #[allow(clippy::large_enum_variant)]
 enum Engine {
     Acked(acked::Acked),
-    Transactional(transactional::Exactly),
+    ExactlyOnce(exactly_once::ExactlyOnce),
 }
 
 impl Replicator {
     /// Validates properties, checks both clusters and the topics (creating missing target
     /// topics when asked) and builds the clients. Any error is a usage error: nothing was
     /// consumed, produced or committed.
-    pub fn prepare(opts: &RunOptions, progress: Arc<Counters>) -> Result<Self> {
+    pub fn prepare(opts: &RunOptions, counters: Arc<Counters>) -> Result<Self> {
         // Bad properties are refused before anything connects.
         kafka::consumer_config(opts)?;
         kafka::producer_config(opts)?;
@@ -75,7 +77,7 @@ impl Replicator {
             index,
             size_limit,
         } = topics::apply(&opts, found)?;
-        announce(&progress, changes);
+        announce(&counters, changes);
         positions::migrate(&opts, &settled)?;
         warnings.extend(settled.warnings);
         opts.group_is_default = false;
@@ -86,10 +88,10 @@ impl Replicator {
         warnings.extend(kafka::fit_batches(&mut producer_cfg, size_limit));
         if let Some(later) = later {
             // Config drift is advice: reported while the copy starts, never delaying it.
-            let (opts, progress) = (opts.clone(), progress.clone());
+            let (opts, counters) = (opts.clone(), counters.clone());
             std::thread::spawn(move || {
                 for w in later.warnings(&opts) {
-                    progress.notice(w);
+                    counters.notice(w);
                 }
             });
         }
@@ -114,12 +116,12 @@ impl Replicator {
         );
         let routes = Routes { routes, start };
         let engine = match opts.guarantee {
-            Guarantee::ExactlyOnce => Engine::Transactional(transactional::Exactly::new(
+            Guarantee::ExactlyOnce => Engine::ExactlyOnce(exactly_once::ExactlyOnce::new(
                 opts,
                 routes,
                 stamp,
                 index,
-                progress,
+                counters,
                 consumer_cfg,
                 producer_cfg,
             )?),
@@ -128,7 +130,7 @@ impl Replicator {
                 routes,
                 stamp,
                 index,
-                progress,
+                counters,
                 consumer_cfg,
                 producer_cfg,
             )?),
@@ -141,16 +143,16 @@ impl Replicator {
     pub fn run(self, stop: &AtomicBool) -> Summary {
         match self.engine {
             Engine::Acked(e) => e.run(stop),
-            Engine::Transactional(e) => e.run(stop),
+            Engine::ExactlyOnce(e) => e.run(stop),
         }
     }
 }
 
 /// One line per target topic created or grown (`--create-topics`), printed at once, and the
 /// same for the summary.
-pub(crate) fn announce(progress: &Counters, changes: topics::TargetChanges) {
+pub(crate) fn announce(counters: &Counters, changes: topics::TargetChanges) {
     for line in changes.lines() {
         progress::say(&format!("kreplicate: {line}"));
     }
-    progress.target_changed(changes);
+    counters.target_changed(changes);
 }

@@ -181,7 +181,7 @@ fn committed(
     }
     let got = source::group_positions(&consumer, &tpl, group, opts.timeout);
     source::close(&consumer, opts.timeout);
-    got.map_err(Error::failed)
+    got
 }
 
 /// (low, high) of every target partition, from a Fetch; partitions in `empty` are (0, 0).

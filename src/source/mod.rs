@@ -11,6 +11,7 @@ use rdkafka::error::{KafkaError, KafkaResult, RDKafkaErrorCode};
 use rdkafka::message::BorrowedMessage;
 use rdkafka::{Offset, TopicPartitionList};
 
+use crate::error::{Error, Result};
 use crate::options::{GapPolicy, RunOptions};
 
 mod start;
@@ -180,7 +181,7 @@ impl Ends {
         &mut self,
         consumer: &BaseConsumer<C>,
         opts: &RunOptions,
-    ) -> std::result::Result<bool, String> {
+    ) -> Result<bool> {
         let Ok(positions) = consumer.position() else {
             return Ok(false);
         };
@@ -204,7 +205,9 @@ impl Ends {
                     let _ = newly.add_partition(e.topic(), e.partition());
                 }
                 EndCheck::NotYet => all = false,
-                EndCheck::Gap => return Err(gap_message(consumer, self.starts(), opts)),
+                EndCheck::Gap => {
+                    return Err(Error::failed(gap_message(consumer, self.starts(), opts)))
+                }
                 EndCheck::Reset(to) => {
                     all = false;
                     // The skip is resolved to an offset and committed at once, as `--start
@@ -219,9 +222,9 @@ impl Ends {
                         .seek(topic, partition, at, opts.timeout)
                         .and_then(|()| consumer.commit(&decided, CommitMode::Sync));
                     if let Err(err) = skipped {
-                        return Err(format!(
+                        return Err(Error::failed(format!(
                             "cannot skip the gap in {topic}[{partition}]: {err}"
-                        ));
+                        )));
                     }
                 }
             }

@@ -8,6 +8,7 @@ use rdkafka::consumer::{BaseConsumer, Consumer, ConsumerContext};
 use rdkafka::error::{KafkaResult, RDKafkaErrorCode};
 use rdkafka::{Offset, TopicPartitionList};
 
+use crate::error::{Error, Result};
 use crate::options::StartPosition;
 
 /// The group's committed positions for `tpl`, asked again while the group's coordinator is
@@ -47,9 +48,11 @@ pub(crate) fn group_positions<C: ConsumerContext>(
     tpl: &TopicPartitionList,
     group: &str,
     timeout: Duration,
-) -> std::result::Result<HashMap<(String, i32), i64>, String> {
+) -> Result<HashMap<(String, i32), i64>> {
     let got = committed_positions(consumer, tpl, timeout).map_err(|e| {
-        format!("cannot read the group's committed positions on the source (group '{group}'): {e}")
+        Error::failed(format!(
+            "cannot read the group's committed positions on the source (group '{group}'): {e}"
+        ))
     })?;
     let out = got
         .elements()
@@ -92,6 +95,32 @@ impl Start {
         match self.at_start.get(topic) {
             Some(&n) if partition < n => self.position,
             _ => StartPosition::Earliest,
+        }
+    }
+
+    /// Where a partition that holds no position starts, decided now: its beginning, or for
+    /// `latest` its end resolved to an offset. True when resolved: both engines commit that
+    /// offset to the group at once, so that the next run starts there too instead of at a
+    /// later "latest", past the records written in between (issue 13).
+    pub(crate) fn resolve<C: ConsumerContext>(
+        &self,
+        consumer: &BaseConsumer<C>,
+        topic: &str,
+        partition: i32,
+        timeout: Duration,
+    ) -> Result<(Offset, bool)> {
+        match self.of(topic, partition) {
+            StartPosition::Earliest => Ok((Offset::Beginning, false)),
+            StartPosition::Latest => {
+                let (_, high) = consumer
+                    .fetch_watermarks(topic, partition, timeout)
+                    .map_err(|e| {
+                        Error::failed(format!(
+                            "cannot find the end of {topic}[{partition}] for --start latest: {e}"
+                        ))
+                    })?;
+                Ok((Offset::Offset(high), true))
+            }
         }
     }
 }

@@ -27,7 +27,7 @@ pub mod loops;
 mod realise;
 
 pub use check::{apply, identity, inspect, stamp, Applied, Inspection};
-pub use discover::{follow_assigned, refresh};
+pub use discover::{follow_assigned, refresh, Refresh};
 pub use drift::{config_differences, TopicDrift};
 
 use self::configs::Drift;

@@ -14,6 +14,7 @@ use rdkafka::types::RDKafkaRespErr;
 use rdkafka::{Offset, TopicPartitionList};
 
 use super::state::{commit_list, mark_committed, Part, Shared};
+use crate::engine::shared::{self, index::NOT_A_COPY};
 use crate::offsets::NextOffset;
 use crate::options::{Guarantee, StartPosition};
 use crate::source;
@@ -27,13 +28,13 @@ pub(super) struct Deliveries {
 
 impl ClientContext for Deliveries {
     fn stats(&self, stats: Statistics) {
-        target::count_retries(&stats, &self.shared.progress);
+        target::count_retries(&stats, &self.shared.counters);
     }
 }
 
 impl target::Counted for Deliveries {
     fn counters(&self) -> &crate::report::Counters {
-        &self.shared.progress
+        &self.shared.counters
     }
 }
 
@@ -42,6 +43,9 @@ impl ProducerContext for Deliveries {
 
     fn delivery(&self, result: &DeliveryResult<'_>, source_offset: usize) {
         target::reported(self, result);
+        if source_offset == NOT_A_COPY {
+            return;
+        }
         let offset = source_offset as i64;
         let (msg, err) = match result {
             Ok(m) => (m, None),
@@ -56,20 +60,16 @@ impl ProducerContext for Deliveries {
         };
         let res = match err {
             None => {
-                let n = msg.payload_len() + msg.key().map_or(0, <[u8]>::len);
-                self.shared.progress.records.fetch_add(1, Ordering::Relaxed);
-                self.shared
-                    .progress
-                    .bytes
-                    .fetch_add(n as u64, Ordering::Relaxed);
-                part.copied
-                    .add(offset, n as u64, msg.timestamp().to_millis());
+                let n = target::record_bytes(msg);
+                self.shared.counters.records.fetch_add(1, Ordering::Relaxed);
+                self.shared.counters.bytes.fetch_add(n, Ordering::Relaxed);
+                part.copied.add(offset, n, msg.timestamp().to_millis());
                 part.trail = Some(Trail::after(part.trail, msg.offset(), offset));
                 part.tracker.acked(offset)
             }
             Some(e) => {
                 self.shared
-                    .progress
+                    .counters
                     .delivery_errors
                     .fetch_add(1, Ordering::Relaxed);
                 part.tracker.failed(offset, e.to_string())
@@ -78,26 +78,26 @@ impl ProducerContext for Deliveries {
         if let Some(e) = err {
             let source_of = self.shared.source_of();
             let source = source_of.get(topic).map_or(topic, |s| &**s);
-            st.fail(format!(
+            st.failure.fail(format!(
                 "delivery failed: {source}[{partition}] offset {offset} → {topic}: {}",
                 target::delivery_error(e)
             ));
         } else if res.is_err() {
-            st.fail(format!(
+            st.failure.fail(format!(
                 "internal error: delivery report for {topic}[{partition}] offset {offset}, which was not in flight"
             ));
         }
     }
 }
 
-pub(super) type Target = BaseProducer<Deliveries>;
-pub(super) type Source = BaseConsumer<Rebalancer>;
+pub(super) type TargetProducer = BaseProducer<Deliveries>;
+pub(super) type SourceConsumer = BaseConsumer<Rebalancer>;
 
 /// Consumer context: decides start positions on assign, and commits the verified prefix
 /// of revoked partitions before letting them go.
 pub(super) struct Rebalancer {
     pub(super) shared: Arc<Shared>,
-    pub(super) producer: Arc<Target>,
+    pub(super) producer: Arc<TargetProducer>,
     pub(super) guarantee: Guarantee,
     pub(super) start: source::Start,
     pub(super) timeout: Duration,
@@ -119,6 +119,7 @@ impl ConsumerContext for Rebalancer {
             other => {
                 self.shared
                     .lock()
+                    .failure
                     .fail(format!("consumer group rebalance failed: {other:?}"));
                 let _ = consumer.unassign();
             }
@@ -127,11 +128,11 @@ impl ConsumerContext for Rebalancer {
 }
 
 impl Rebalancer {
-    pub(super) fn assign(&self, consumer: &Source, tpl: &TopicPartitionList) {
+    pub(super) fn assign(&self, consumer: &SourceConsumer, tpl: &TopicPartitionList) {
         let committed = match source::committed_positions(consumer, tpl, self.timeout) {
             Ok(c) => c,
             Err(e) => {
-                self.shared.lock().fail(format!(
+                self.shared.lock().failure.fail(format!(
                     "cannot read the group's committed positions on the source: {e}"
                 ));
                 let _ = consumer.assign(tpl);
@@ -144,32 +145,29 @@ impl Rebalancer {
         let mut decided = TopicPartitionList::new();
         for elem in committed.elements() {
             let (topic, partition) = (elem.topic(), elem.partition());
-            if elem.offset() == Offset::Invalid
-                && self.start.of(topic, partition) == StartPosition::Latest
-            {
-                match consumer.fetch_watermarks(topic, partition, self.timeout) {
-                    Ok((_, high)) => {
-                        let _ =
-                            decided.add_partition_offset(topic, partition, Offset::Offset(high));
-                    }
-                    Err(e) => {
-                        self.shared.lock().fail(format!(
-                            "cannot find the end of {topic}[{partition}] for --start latest: {e}"
-                        ));
-                        let _ = consumer.assign(tpl);
-                        return;
-                    }
+            if elem.offset() != Offset::Invalid {
+                continue;
+            }
+            match self.start.resolve(consumer, topic, partition, self.timeout) {
+                Ok((at, true)) => {
+                    let _ = decided.add_partition_offset(topic, partition, at);
+                }
+                Ok((_, false)) => {}
+                Err(e) => {
+                    self.shared.lock().failure.fail_with(e);
+                    let _ = consumer.assign(tpl);
+                    return;
                 }
             }
         }
         self.shared
-            .progress
+            .counters
             .rebalances
             .fetch_add(1, Ordering::Relaxed);
         let mut st = self.shared.lock();
         st.assigned_once = true;
         st.waiting_since = None;
-        self.shared.progress.set_waiting(None);
+        self.shared.counters.set_waiting(None);
         for elem in committed.elements() {
             let (topic, partition) = (elem.topic(), elem.partition());
             let decided_at = decided.find_partition(topic, partition).map(|e| e.offset());
@@ -181,11 +179,8 @@ impl Rebalancer {
                     StartPosition::Latest => Offset::End,
                 },
             };
-            if assignment
-                .add_partition_offset(topic, partition, start)
-                .is_err()
-            {
-                st.fail(format!("cannot assign {topic}[{partition}]"));
+            if let Err(e) = shared::add_start(&mut assignment, topic, partition, start) {
+                st.failure.fail_with(e);
             }
             let Some(target) = self.shared.target_of().get(topic).cloned() else {
                 continue;
@@ -202,14 +197,12 @@ impl Rebalancer {
             );
             st.ends.insert(topic, partition, start);
         }
-        st.publish(&self.shared.progress);
+        st.publish(&self.shared.counters);
         log::info!("assigned {} source partitions", assignment.count());
         drop(st);
         drop(committed);
-        if let Err(e) = source::assign(consumer, &assignment) {
-            self.shared
-                .lock()
-                .fail(format!("cannot assign source partitions: {e}"));
+        if let Err(e) = shared::assign(consumer, &assignment) {
+            self.shared.lock().failure.fail_with(e);
             return;
         }
         self.shared.assigned.store(true, Ordering::Relaxed);
@@ -218,27 +211,27 @@ impl Rebalancer {
         if decided.count() > 0 {
             match consumer.commit(&decided, CommitMode::Sync) {
                 Ok(()) => mark_committed(&self.shared, &decided),
-                Err(e) => self.shared.lock().fail(format!(
+                Err(e) => self.shared.lock().failure.fail(format!(
                     "cannot commit the --start latest positions to the source group: {e}"
                 )),
             }
         }
     }
 
-    pub(super) fn revoke(&self, consumer: &Source, tpl: &TopicPartitionList) {
+    pub(super) fn revoke(&self, consumer: &SourceConsumer, tpl: &TopicPartitionList) {
         let lost = consumer.assignment_lost();
         log::info!(
             "{} source partitions revoked{}",
             tpl.count(),
             if lost { " (assignment lost)" } else { "" }
         );
-        let healthy = self.shared.lock().failure.is_none();
+        let healthy = !self.shared.lock().failure.is_set();
         // Flush and verify before giving the partitions to another member, lost or not and
         // under any guarantee: a delivery report served after its tracker is gone would
         // reach the tracker of a later assignment of the same partition.
         if healthy {
             if let Err(e) = target::flush(&self.producer, self.flush_timeout) {
-                self.shared.lock().fail(format!(
+                self.shared.lock().failure.fail(format!(
                     "target did not acknowledge every record within {:?} during a rebalance: {e}",
                     self.flush_timeout
                 ));
@@ -280,7 +273,7 @@ impl Rebalancer {
                 }
             }
         }
-        st.publish(&self.shared.progress);
+        st.publish(&self.shared.counters);
         drop(st);
         let _ = consumer.unassign();
     }

@@ -4,21 +4,16 @@
 //! rebalance (the revoke flushes, verifies and commits as always); under `--shard`, the
 //! engine revokes its own assignment the same way and assigns the new one.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use rdkafka::consumer::Consumer;
 use rdkafka::TopicPartitionList;
 
-use super::callbacks::Source;
+use super::callbacks::SourceConsumer;
 use super::state::Shared;
 use super::Acked;
 use crate::options::RunOptions;
-use crate::target;
 use crate::topics::{self, Route};
-
-/// After a deleted topic was dropped, errors the consumer had already queued for it are
-/// expected for this long.
-const DELETED_ECHO: Duration = Duration::from_secs(10);
 
 impl Acked {
     /// Subscribes to (group) or assigns (`--shard`) the source partitions of the routes.
@@ -26,21 +21,27 @@ impl Acked {
         if let Some(shard) = self.opts.shard {
             let mut tpl = TopicPartitionList::new();
             // A shard may own none of the partitions left after a deletion: it then idles.
-            for (r, p) in topics::owned(&shard, &self.routes).unwrap_or_default() {
+            for (r, p) in topics::owned(&shard, &self.followed.routes).unwrap_or_default() {
                 tpl.add_partition(&r.source, p);
             }
             self.consumer.context().assign(&self.consumer, &tpl);
             return;
         }
-        if self.routes.is_empty() {
+        if self.followed.routes.is_empty() {
             self.consumer.unsubscribe();
             return;
         }
-        let topics: Vec<&str> = self.routes.iter().map(|r| r.source.as_str()).collect();
+        let topics: Vec<&str> = self
+            .followed
+            .routes
+            .iter()
+            .map(|r| r.source.as_str())
+            .collect();
         self.shared.lock().waiting_since = Some(Instant::now());
         if let Err(e) = self.consumer.subscribe(&topics) {
             self.shared
                 .lock()
+                .failure
                 .fail(format!("cannot subscribe to the source topics: {e}"));
         }
     }
@@ -48,51 +49,35 @@ impl Acked {
     /// Looks at the source's topics again and reads the new set when it changed. True when
     /// the source error just seen is explained by a deleted topic.
     pub(super) fn refresh_topics(&mut self) -> bool {
-        let found = match topics::refresh(&self.opts, &self.routes, &mut self.skipped) {
-            Ok(found) => found,
+        let looked = self
+            .followed
+            .look(&self.opts, &self.shared.counters, &self.producer);
+        let found = match looked {
+            Ok(Some(found)) => found,
+            Ok(None) => return self.followed.echo(),
             Err(e) => {
-                self.shared.lock().fail_with(e);
+                self.shared.lock().failure.fail_with(e);
                 return false;
             }
         };
-        crate::engine::announce(&self.shared.progress, found.changes);
-        for w in found.warnings {
-            self.shared.progress.notice(w);
-        }
-        if let Some(w) = target::outgrown(&self.producer, found.size_limit) {
-            self.shared.progress.notice(w);
-        }
-        if !found.changed {
-            return self
-                .last_deleted
-                .is_some_and(|at| at.elapsed() < DELETED_ECHO);
-        }
         let deleted = self
+            .followed
             .routes
             .iter()
             .any(|r| !found.routes.iter().any(|x| x.source == r.source));
-        if deleted {
-            self.last_deleted = Some(Instant::now());
-        }
         for r in &found.added {
             self.shared.add_route(&r.source, &r.target);
-        }
-        if !found.added.is_empty() {
-            if let Err(e) = target::warm_up(&self.producer, &found.added, self.opts.timeout) {
-                log::warn!("{e}");
-            }
         }
         if self.opts.shard.is_some() {
             if let Ok(current) = self.consumer.assignment() {
                 self.consumer.context().revoke(&self.consumer, &current);
             }
         }
-        self.routes = found.routes;
+        let explained = self
+            .followed
+            .adopt(found, deleted, &self.producer, self.opts.timeout);
         self.read_routes();
-        deleted
-            || self
-                .last_deleted
-                .is_some_and(|at| at.elapsed() < DELETED_ECHO)
+        explained
     }
 }
 
@@ -100,7 +85,7 @@ impl Acked {
 /// follows them (the consumer already reads them: no new subscription). False when the run
 /// failed.
 pub(super) fn follow_assigned(
-    consumer: &Source,
+    consumer: &SourceConsumer,
     opts: &RunOptions,
     routes: &mut [Route],
     shared: &Shared,
@@ -129,19 +114,19 @@ pub(super) fn follow_assigned(
     }
     match topics::follow_assigned(opts, &beyond) {
         Ok((grown, notices, changes)) => {
-            crate::engine::announce(&shared.progress, changes);
+            crate::engine::announce(&shared.counters, changes);
             for g in grown {
                 if let Some(r) = routes.iter_mut().find(|r| r.source == g.source) {
                     r.partitions = g.partitions;
                 }
             }
             for n in notices {
-                shared.progress.notice(n);
+                shared.counters.notice(n);
             }
             true
         }
         Err(e) => {
-            shared.lock().fail_with(e);
+            shared.lock().failure.fail_with(e);
             false
         }
     }

@@ -3,10 +3,9 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rdkafka::producer::BaseRecord;
-
 use super::state::index_entries;
 use super::Acked;
+use crate::engine::shared::index;
 use crate::target::{self, NotSent};
 use crate::trail::INDEX_TOPIC;
 
@@ -18,12 +17,8 @@ impl Acked {
             return;
         };
         for (key, value) in index_entries(&self.shared, &stamp.source) {
-            // Not a source offset: the delivery callback ignores the index topic.
-            let record = BaseRecord::with_opaque_to(INDEX_TOPIC, usize::MAX)
-                .partition(0)
-                .key(key.as_bytes())
-                .payload(value.as_bytes());
-            let give_up = || stop.load(Ordering::Relaxed) || self.shared.lock().failure.is_some();
+            let record = index::record(&key, &value);
+            let give_up = || stop.load(Ordering::Relaxed) || self.shared.lock().failure.is_set();
             if let Err(NotSent::Refused(e)) = target::send(&self.producer, record, give_up) {
                 log::warn!("cannot write to the positions index {INDEX_TOPIC}: {e}");
             }

@@ -9,6 +9,7 @@
 //! flush, verify and commit without any cross-thread rendezvous.
 
 mod callbacks;
+mod commit;
 mod discovery;
 mod index;
 mod state;
@@ -19,13 +20,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-use rdkafka::consumer::{CommitMode, Consumer};
-use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::{BorrowedMessage, Message};
 use rdkafka::producer::Producer;
 
-use self::callbacks::{Deliveries, Rebalancer, Source, Target};
-use self::state::{commit_list, mark_committed, Shared, State};
+use self::callbacks::{Deliveries, Rebalancer, SourceConsumer, TargetProducer};
+use self::state::{Shared, State};
+use super::shared::{self, clock::Clock, clock::Pace, follow::Followed};
 use crate::error::Result;
 use crate::kafka;
 use crate::offsets::NextOffset;
@@ -34,25 +34,22 @@ use crate::origin::Stamp;
 use crate::report::{Counters, PartitionEnd, Summary};
 use crate::source::{self, classify, Polled, Warner};
 use crate::target::{self, NotSent};
-use crate::throttle::Throttle;
-use crate::tick::Ticker;
-use crate::topics::{self, Route};
+use crate::topics;
 
 /// Records copied between two rounds of positions index entries (besides every commit).
 const INDEX_EVERY: u32 = 4096;
+
+/// How long one poll of the source waits for a record.
+const POLL: Duration = Duration::from_millis(100);
 
 /// The `none` and `at-least-once` engine.
 pub(super) struct Acked {
     opts: RunOptions,
     /// The topics being copied (`--refresh-topics` changes them).
-    routes: Vec<Route>,
-    /// New source topics not copied (target missing), warned about once.
-    skipped: BTreeSet<String>,
-    /// When a deleted source topic was last dropped.
-    last_deleted: Option<Instant>,
+    followed: Followed,
     shared: Arc<Shared>,
-    producer: Arc<Target>,
-    consumer: Source,
+    producer: Arc<TargetProducer>,
+    consumer: SourceConsumer,
     /// The origin stamped on every record (none with `--no-origin-header`), and the buffer
     /// its value is written through for each record.
     stamp: Option<Stamp>,
@@ -61,6 +58,11 @@ pub(super) struct Acked {
     unstamped: RefCell<BTreeSet<(String, i32)>>,
     /// Write positions index entries with each commit.
     index: bool,
+    /// The loop's own clocks: the last commit, records since the last index entries, the
+    /// last note about joining the group.
+    last_commit: Instant,
+    since_index: u32,
+    last_join_note: Instant,
 }
 
 impl Acked {
@@ -69,7 +71,7 @@ impl Acked {
         routes: super::Routes,
         stamp: Option<Stamp>,
         index: bool,
-        progress: Arc<Counters>,
+        counters: Arc<Counters>,
         consumer_cfg: rdkafka::ClientConfig,
         producer_cfg: rdkafka::ClientConfig,
     ) -> Result<Self> {
@@ -81,7 +83,7 @@ impl Acked {
         }
         let shared = Arc::new(Shared {
             state: Mutex::new(State::default()),
-            progress,
+            counters,
             target_of: RwLock::new(
                 routes
                     .iter()
@@ -96,7 +98,7 @@ impl Acked {
                     .collect(),
             ),
         });
-        let producer: Arc<Target> = Arc::new(
+        let producer: Arc<TargetProducer> = Arc::new(
             producer_cfg
                 .create_with_context(Deliveries {
                     shared: shared.clone(),
@@ -104,21 +106,19 @@ impl Acked {
                 .map_err(|e| kafka::creation_error("target", e))?,
         );
         target::warm_up(&producer, &routes, opts.timeout)?;
-        let consumer: Source = consumer_cfg
+        let consumer: SourceConsumer = consumer_cfg
             .create_with_context(Rebalancer {
                 shared: shared.clone(),
                 producer: producer.clone(),
                 guarantee: opts.guarantee,
                 start,
                 timeout: opts.timeout,
-                flush_timeout: opts.delivery_timeout + Duration::from_secs(5),
+                flush_timeout: shared::flush_timeout(opts),
             })
             .map_err(|e| kafka::creation_error("source", e))?;
         Ok(Acked {
             opts: opts.clone(),
-            routes,
-            skipped: BTreeSet::new(),
-            last_deleted: None,
+            followed: Followed::new(routes),
             shared,
             producer,
             consumer,
@@ -126,6 +126,9 @@ impl Acked {
             origin: RefCell::new(String::new()),
             unstamped: RefCell::new(BTreeSet::new()),
             index,
+            last_commit: Instant::now(),
+            since_index: 0,
+            last_join_note: Instant::now(),
         })
     }
 
@@ -134,22 +137,22 @@ impl Acked {
         self.read_routes();
         self.copy(stop);
         let stopped = stop.load(Ordering::SeqCst);
-        self.shared.progress.finishing(stopped);
+        self.shared.counters.finishing(stopped);
         self.finish();
         let positions = self.positions();
         self.shared
-            .progress
+            .counters
             .publish(positions.clone(), self.producer.in_flight_count() as usize);
-        let failure = self.shared.lock().failure.clone();
+        let failure = self.shared.lock().failure.get().cloned();
         if failure.is_none() {
-            self.shared.progress.note_success();
+            self.shared.counters.note_success();
         }
         let summary = Summary::new(
             &self.opts,
             started,
             stopped,
             failure,
-            &self.shared.progress,
+            &self.shared.counters,
             positions,
         );
         // After the summary: leaving the group revokes (and forgets) the partitions.
@@ -186,29 +189,21 @@ impl Acked {
         positions
     }
 
+    /// Polls, copies what the poll returned, then does the periodic work that is due.
     fn copy(&mut self, stop: &AtomicBool) {
-        let mut last_refresh = Instant::now();
-        let mut last_commit = Instant::now();
-        let mut last_publish = Instant::now();
-        let mut last_join_note = Instant::now();
+        let mut clock = Clock::new(&self.opts);
+        let mut pace = Pace::new(&self.opts);
         let mut warner = Warner::default();
-        let mut ticker = Ticker::new(Instant::now());
-        let (bytes_limit, records_limit) =
-            (self.opts.max_bytes_per_sec, self.opts.max_records_per_sec);
-        let mut throttle = Throttle::new(bytes_limit, records_limit, Instant::now());
-        let mut since_index = 0u32;
-        while !stop.load(Ordering::Relaxed) {
-            if self.shared.lock().failure.is_some() {
-                return;
-            }
-            let polled = self.consumer.poll(Duration::from_millis(100));
+        (self.last_commit, self.last_join_note) = (Instant::now(), Instant::now());
+        while !stop.load(Ordering::Relaxed) && !self.failed() {
+            let polled = self.consumer.poll(POLL);
             // Before copying what the poll returned: an assignment made in it may hold a
             // grown topic's new partitions, their target partitions not checked yet.
             if self.shared.assigned.swap(false, Ordering::Relaxed)
                 && !discovery::follow_assigned(
                     &self.consumer,
                     &self.opts,
-                    &mut self.routes,
+                    &mut self.followed.routes,
                     &self.shared,
                 )
             {
@@ -217,84 +212,86 @@ impl Acked {
             match classify(polled) {
                 Polled::Record(msg) => {
                     self.forward(&msg, stop);
-                    if throttle.is_limited() {
-                        let wait = throttle.take(target::record_bytes(&msg), Instant::now());
-                        drop(msg);
-                        let waited = target::throttle_wait(&self.producer, wait, stop);
-                        self.shared.progress.add_throttled(waited);
-                    }
-                    // Index entries also every 4096 records, so that a lookup reads at most
-                    // that many records of a busy partition, whatever --commit-interval is.
-                    since_index += 1;
-                    // Periodic work (reports, commit interval, lag, discovery) every 256
-                    // records or every few milliseconds, whichever comes first.
-                    if !ticker.record(Instant::now()) {
+                    let bytes = target::record_bytes(&msg);
+                    drop(msg);
+                    pace.after(bytes, &self.producer, stop, &self.shared.counters);
+                    self.since_index += 1;
+                    if !clock.record(&self.producer) {
                         continue;
                     }
-                    target::serve_reports(&self.producer);
-                    if since_index >= INDEX_EVERY {
+                    if self.should_index() {
                         self.write_index(stop);
-                        since_index = 0;
+                        self.since_index = 0;
                     }
                 }
                 Polled::Idle | Polled::End(_) => {
-                    target::serve_reports(&self.producer);
-                    ticker.done(Instant::now());
-                    if !self.joined(&mut last_join_note) {
-                        return;
-                    }
-                    if self.opts.until_caught_up && self.caught_up() {
-                        log::info!("caught up with every assigned partition");
+                    clock.idle(&self.producer);
+                    if !self.joined() || self.caught_up() {
                         return;
                     }
                 }
-                Polled::Gap(_) => {
-                    let starts = self.shared.lock().ends.starts();
-                    let msg = source::gap_message(&self.consumer, starts, &self.opts);
-                    self.shared.lock().fail(msg);
-                    return;
-                }
+                Polled::Gap(_) => return self.fail_gap(),
                 Polled::Fatal(msg) => {
                     // A deleted source topic reads as an unknown topic: with discovery on,
                     // look first, and stop copying only that topic.
-                    if self.opts.refresh_topics.is_some() && self.refresh_topics() {
-                        last_refresh = Instant::now();
-                        continue;
+                    if !self.explained(&msg) {
+                        return;
                     }
-                    let name = &self.opts.from.name;
-                    self.shared
-                        .lock()
-                        .fail(format!("source cluster '{name}': {msg}"));
-                    return;
+                    clock.refreshed();
+                    continue;
                 }
                 Polled::Transient(e) => {
                     warner.warn(&self.opts.from.name, &e);
-                    if !self.joined(&mut last_join_note) {
+                    if !self.joined() {
                         return;
                     }
                 }
             }
-            if last_commit.elapsed() >= self.opts.commit_interval {
-                if self.commit(CommitMode::Async).is_none() && self.covered() {
-                    self.shared.progress.note_covered();
-                }
-                self.write_index(stop);
-                last_commit = Instant::now();
+            if self.should_commit() {
+                self.commit_interval(stop);
             }
-            if last_publish.elapsed() >= Duration::from_secs(1) {
-                let in_flight = self.producer.in_flight_count() as usize;
-                self.shared.progress.publish(self.positions(), in_flight);
-                last_publish = Instant::now();
+            if clock.should_publish() {
+                self.publish();
             }
-            if self
-                .opts
-                .refresh_topics
-                .is_some_and(|every| last_refresh.elapsed() >= every)
-            {
+            if clock.should_refresh() {
                 self.refresh_topics();
-                last_refresh = Instant::now();
             }
         }
+    }
+
+    fn failed(&self) -> bool {
+        self.shared.lock().failure.is_set()
+    }
+
+    /// Index entries also every [`INDEX_EVERY`] records, so that a lookup reads at most that
+    /// many records of a busy partition, whatever `--commit-interval` is.
+    fn should_index(&self) -> bool {
+        self.since_index >= INDEX_EVERY
+    }
+
+    /// A new snapshot of the positions for the progress display and the metrics.
+    fn publish(&self) {
+        let in_flight = self.producer.in_flight_count() as usize;
+        self.shared.counters.publish(self.positions(), in_flight);
+    }
+
+    /// True when discovery explains the source's fatal error `msg` by a deleted topic; else
+    /// the run fails.
+    fn explained(&mut self, msg: &str) -> bool {
+        if self.opts.refresh_topics.is_some() && self.refresh_topics() {
+            return true;
+        }
+        let name = &self.opts.from.name;
+        let failed = format!("source cluster '{name}': {msg}");
+        self.shared.lock().failure.fail(failed);
+        false
+    }
+
+    /// A read position outside the source log.
+    fn fail_gap(&self) {
+        let starts = self.shared.lock().ends.starts();
+        let msg = source::gap_message(&self.consumer, starts, &self.opts);
+        self.shared.lock().failure.fail(msg);
     }
 
     /// Registers one source record with its tracker and hands it to the producer.
@@ -313,7 +310,7 @@ impl Acked {
                 return;
             };
             if part.tracker.sent(offset).is_err() {
-                st.fail(format!(
+                st.failure.fail(format!(
                     "internal error: {}[{partition}] offset {offset} read twice",
                     msg.topic()
                 ));
@@ -322,12 +319,12 @@ impl Acked {
             if skip {
                 // Came from the target: done without copying, so the position moves past it.
                 let _ = part.tracker.acked(offset);
-                self.shared.progress.skipped.fetch_add(1, Ordering::Relaxed);
+                self.shared.counters.skipped.fetch_add(1, Ordering::Relaxed);
                 return;
             }
         }
         let headers = target::headers_for(msg, self.stamp.as_ref(), &mut self.origin.borrow_mut());
-        let give_up = || stop.load(Ordering::Relaxed) || self.shared.lock().failure.is_some();
+        let give_up = || stop.load(Ordering::Relaxed) || self.shared.lock().failure.is_set();
         let sent = target::send_copy(&self.producer, (msg, target, headers), offset, give_up);
         if sent.as_ref().is_ok_and(|unstamped| *unstamped) {
             self.unstamped(msg.topic(), partition, offset);
@@ -337,7 +334,7 @@ impl Acked {
             if let Some(part) = st.parts.get_mut(target).and_then(|p| p.get_mut(&partition)) {
                 let _ = part.tracker.failed(offset, e.to_string());
             }
-            st.fail(format!(
+            st.failure.fail(format!(
                 "cannot produce {}[{partition}] offset {offset} to {target}: {e}",
                 msg.topic()
             ));
@@ -346,129 +343,67 @@ impl Acked {
 
     /// Counts a record sent without its origin header; warns once per partition.
     fn unstamped(&self, topic: &str, partition: i32, offset: i64) {
-        let progress = &self.shared.progress;
-        progress.unstamped.fetch_add(1, Ordering::Relaxed);
+        let counters = &self.shared.counters;
+        counters.unstamped.fetch_add(1, Ordering::Relaxed);
         if self
             .unstamped
             .borrow_mut()
             .insert((topic.to_string(), partition))
         {
-            progress.notice(target::unstamped_notice(topic, partition, offset));
+            counters.notice(target::unstamped_notice(topic, partition, offset));
         }
-    }
-
-    /// Commits verified positions (at-least-once only: `none` relies on auto-commit).
-    fn commit(&self, mode: CommitMode) -> Option<KafkaError> {
-        if self.opts.guarantee == Guarantee::None {
-            return None;
-        }
-        let all = matches!(mode, CommitMode::Sync);
-        let tpl = commit_list(&self.shared, None, all);
-        if tpl.count() == 0 {
-            return None;
-        }
-        match self.consumer.commit(&tpl, mode) {
-            Ok(()) => {
-                mark_committed(&self.shared, &tpl);
-                None
-            }
-            Err(e) => Some(e),
-        }
-    }
-
-    /// True when the committed positions cover every record the target acknowledged (`none`
-    /// leaves commits to auto-commit: always).
-    fn covered(&self) -> bool {
-        self.opts.guarantee == Guarantee::None
-            || commit_list(&self.shared, None, false).count() == 0
     }
 
     /// While the group has not assigned partitions: says so (progress display, and every 5 s at
     /// `-v`), and fails the run once `--join-timeout` passed. False when the run failed.
-    fn joined(&self, last_note: &mut Instant) -> bool {
+    fn joined(&mut self) -> bool {
         let Some(since) = self.shared.lock().waiting_since else {
             return true;
         };
-        if self.routes.is_empty() {
+        if self.followed.routes.is_empty() {
             // Every source topic was deleted: nothing to join for until one appears.
             return true;
         }
         let waited = since.elapsed();
         let group = &self.opts.group;
         if waited > self.opts.join_timeout {
-            self.shared.lock().fail(format!(
+            self.shared.lock().failure.fail(format!(
                 "consumer group '{group}' assigned no partitions within --join-timeout {:?}: its coordinator did not complete the join (a rebalance that does not end, or a stuck member); nothing was copied or committed meanwhile. Rerun, raise --join-timeout, or use --shard 1/1 to read without joining the group",
                 self.opts.join_timeout
             ));
             return false;
         }
         self.shared
-            .progress
+            .counters
             .set_waiting(Some(format!("joining group '{group}'")));
-        if last_note.elapsed() >= Duration::from_secs(5) {
+        if self.last_join_note.elapsed() >= Duration::from_secs(5) {
             log::info!(
                 "waiting for group '{group}' to assign partitions: {:.0} s of --join-timeout {:?}",
                 waited.as_secs_f64(),
                 self.opts.join_timeout
             );
-            *last_note = Instant::now();
+            self.last_join_note = Instant::now();
         }
         true
     }
 
-    /// True once the group assigned partitions and every one of them reached its end.
+    /// With `--until-caught-up`: true once the group assigned partitions and every one of
+    /// them reached its end.
     fn caught_up(&self) -> bool {
         let mut st = self.shared.lock();
-        if !st.assigned_once {
+        if !self.opts.until_caught_up || !st.assigned_once {
             return false;
         }
         match st.ends.check(&self.consumer, &self.opts) {
-            Ok(done) => done,
-            Err(msg) => {
-                st.fail(msg);
+            Ok(true) => {
+                log::info!("caught up with every assigned partition");
+                true
+            }
+            Ok(false) => false,
+            Err(e) => {
+                st.failure.fail_with(e);
                 false
             }
         }
-    }
-
-    /// Flush, verify, commit.
-    fn finish(&self) {
-        log::info!("flushing, verifying and committing");
-        // Serve reports already in, then wait (bounded) for the rest.
-        target::serve_reports(&self.producer);
-        let flush_timeout = self.opts.delivery_timeout + Duration::from_secs(5);
-        if let Err(e) = target::flush(&self.producer, flush_timeout) {
-            let pending = self.producer.in_flight_count();
-            self.shared.lock().fail(format!(
-                "target cluster '{}' did not acknowledge {pending} records within {flush_timeout:?} ({e}); their source positions were not committed",
-                self.opts.to.name
-            ));
-        }
-        let err = match self.opts.guarantee {
-            Guarantee::None => match self.consumer.commit_consumer_state(CommitMode::Sync) {
-                Err(KafkaError::ConsumerCommit(RDKafkaErrorCode::NoOffset)) | Ok(()) => None,
-                Err(e) => Some(e),
-            },
-            _ => self.commit(CommitMode::Sync),
-        };
-        if let Some(e) = err {
-            use RDKafkaErrorCode as C;
-            let hint = match (e.rdkafka_error_code(), self.opts.shard.is_some()) {
-                (Some(C::UnknownMemberId | C::IllegalGeneration | C::RebalanceInProgress), false) => {
-                    "; the group no longer counted this process as a member (its session expired or the group rebalanced), so the next run copies the records since the last commit again"
-                }
-                (Some(C::UnknownMemberId | C::IllegalGeneration), true) => {
-                    "; a static shard commits without joining the group, which only works while the group has no members: give --shard runs a group of their own"
-                }
-                _ => "",
-            };
-            self.shared.lock().fail(format!(
-                "commit to the source group '{}' failed: {e}{hint}",
-                self.opts.group
-            ));
-        }
-        // The last entries, so that a lookup right after this run reads none of its tail.
-        self.write_index(&AtomicBool::new(false));
-        let _ = target::flush(&self.producer, self.opts.timeout);
     }
 }

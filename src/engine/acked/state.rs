@@ -8,12 +8,13 @@ use std::time::Instant;
 
 use rdkafka::{Offset, TopicPartitionList};
 
-use crate::error::Error;
+use crate::engine::shared::index;
+use crate::error::Failure;
 use crate::offsets::{NextOffset, PartitionTracker};
 use crate::report::{Copied, Counters, PartitionEnd};
 use crate::shard::Fnv;
 use crate::source::Ends;
-use crate::trail::{self, Entry, Subject, Trail};
+use crate::trail::{Entry, Subject, Trail};
 
 pub(super) type TopicMap<V> = HashMap<String, V, std::hash::BuildHasherDefault<Fnv>>;
 
@@ -39,8 +40,8 @@ pub(super) struct State {
     /// Partitions this process no longer owns (committed position, records copied), for the
     /// summary.
     pub(super) released: BTreeMap<(String, i32), PartitionEnd>,
-    /// The first failure that ends the run.
-    pub(super) failure: Option<Error>,
+    /// The failure that ends the run.
+    pub(super) failure: Failure,
     pub(super) assigned_once: bool,
     /// Since when the run has waited for the group to assign partitions (at start and after
     /// a revoke); `None` while it holds an assignment.
@@ -48,34 +49,23 @@ pub(super) struct State {
 }
 
 impl State {
-    pub(super) fn fail(&mut self, msg: String) {
-        self.fail_with(Error::failed(msg));
-    }
-
-    /// Like [`State::fail`], keeping the error's kind (a usage error is exit 2).
-    pub(super) fn fail_with(&mut self, e: Error) {
-        if self.failure.is_none() {
-            self.failure = Some(e);
-        }
-    }
-
     /// Publishes the assignment and commit counts for the progress display: partitions with a
     /// committed position, this run's or an earlier one's.
-    pub(super) fn publish(&self, progress: &Counters) {
+    pub(super) fn publish(&self, counters: &Counters) {
         let (mut assigned, mut committed) = (0, 0);
         for part in self.parts.values().flat_map(BTreeMap::values) {
             assigned += 1;
             committed += u64::from(part.held || part.tracker.committed().is_some());
         }
-        progress.assigned.store(assigned, Ordering::Relaxed);
-        progress.committed.store(committed, Ordering::Relaxed);
+        counters.assigned.store(assigned, Ordering::Relaxed);
+        counters.committed.store(committed, Ordering::Relaxed);
     }
 }
 
 pub(super) struct Shared {
     pub(super) state: Mutex<State>,
-    pub(super) progress: Arc<Counters>,
-    /// Source topic → target topic, and back. They only grow: topics found by
+    pub(super) counters: Arc<Counters>,
+    /// SourceConsumer topic → target topic, and back. They only grow: topics found by
     /// `--refresh-topics` are added; a deleted topic's entry stays (harmless, and its
     /// partitions' last reports and commits still need it).
     pub(super) target_of: RwLock<TopicMap<Arc<str>>>,
@@ -125,7 +115,7 @@ pub(super) fn index_entries(shared: &Shared, cluster: &str) -> Vec<(String, Stri
                 trail: part.trail,
                 committed: part.tracker.committed().map_or(-1, NextOffset::get),
             };
-            if part.indexed == Some(entry) || (entry.trail.is_none() && entry.committed < 0) {
+            if !index::moved(&entry, part.indexed.as_ref()) {
                 continue;
             }
             let subject = Subject {
@@ -134,7 +124,7 @@ pub(super) fn index_entries(shared: &Shared, cluster: &str) -> Vec<(String, Stri
                 partition,
                 target,
             };
-            out.push((trail::key(&subject, &entry), trail::value(&entry)));
+            out.push(index::key_value(&subject, &entry));
             part.indexed = Some(entry);
         }
     }
@@ -197,15 +187,15 @@ pub(super) fn mark_committed(shared: &Shared, tpl: &TopicPartitionList) {
             t.tracker.mark_committed(NextOffset::at(n));
         }
     }
-    st.publish(&shared.progress);
-    shared.progress.note_commit();
+    st.publish(&shared.counters);
+    shared.counters.note_commit();
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Target topic `b.t` copies source topic `t`; `acks[p]` are the acknowledged offsets of
+    /// TargetProducer topic `b.t` copies source topic `t`; `acks[p]` are the acknowledged offsets of
     /// partition p out of 0..10 sent.
     fn table(acks: &[&[i64]]) -> (TopicMap<BTreeMap<i32, Part>>, TopicMap<Arc<str>>) {
         let mut parts: TopicMap<BTreeMap<i32, Part>> = TopicMap::default();

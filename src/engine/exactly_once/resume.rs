@@ -5,45 +5,123 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::{Duration, Instant};
 
 use rdkafka::consumer::{BaseConsumer, Consumer};
-use rdkafka::error::KafkaError;
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::{Headers, Message};
 use rdkafka::producer::Producer;
 use rdkafka::{Offset, TopicPartitionList};
 
-use super::Exactly;
+use std::sync::atomic::Ordering;
+
+use rdkafka::consumer::CommitMode;
+
+use super::ExactlyOnce;
+use crate::engine::shared;
+use crate::error::{Error, Result};
 use crate::kafka;
 use crate::offsets::NextOffset;
 use crate::origin::{resume_position, ORIGIN_HEADER};
+use crate::report::Copied;
 use crate::source;
+use crate::source::Ends;
 
-impl Exactly {
+impl ExactlyOnce {
     /// Fences any zombie, finds where the target stands, and assigns the source there. These
     /// steps (fencing, the group's positions, one tail read per target topic, widened a few
     /// times, and the assignment) each take up to --timeout, and nothing moves meanwhile:
     /// /healthz says "starting" until the copy first moves, within their bound (issue 18).
-    pub(super) fn start(&mut self) -> std::result::Result<(), String> {
+    pub(super) fn start(&mut self) -> Result<()> {
         let targets: BTreeSet<&str> = self.parts.values().map(|o| o.target.as_str()).collect();
         let steps = 3 + 3 * targets.len() as u32;
         drop(targets);
-        self.progress
+        self.counters
             .starting(Instant::now() + self.opts.timeout.saturating_mul(steps));
         let started = self.fence_and_rewind();
         if started.is_err() {
-            self.progress.not_starting();
+            self.counters.not_starting();
         }
         started
     }
 
-    fn fence_and_rewind(&mut self) -> std::result::Result<(), String> {
+    fn fence_and_rewind(&mut self) -> Result<()> {
         self.producer
             .init_transactions(self.opts.timeout)
-            .map_err(|e| {
-                format!(
-                    "cannot start transactions on the target as '{}': {e}",
-                    self.transactional_id
-                )
-            })?;
+            .map_err(|e| start_failed(&self.transactional_id, &e))?;
         self.rewind()
+    }
+
+    /// Sets every owned partition's position from what the target holds and (re)assigns the
+    /// source consumer there. Used at start and after an aborted transaction.
+    pub(super) fn rewind(&mut self) -> Result<()> {
+        self.producer.context().forget_trails();
+        let found = self.scan_target()?;
+        log::info!(
+            "the target holds positions for {} of {} partitions",
+            found.len(),
+            self.parts.len()
+        );
+        let fallback = self.group_positions()?;
+        let mut tpl = TopicPartitionList::new();
+        // Committed to the group at once: `--start latest` resolved to offsets, where the next
+        // run finds them while the target holds nothing of ours (issue 13); and what the
+        // target holds where the group is behind it (a run killed between its transaction and
+        // the group's commit), so the group's lag is right also when nothing is left to copy.
+        let mut decided = TopicPartitionList::new();
+        self.ends = Ends::default();
+        for ((topic, partition), owned) in self.parts.iter_mut() {
+            let key = (topic.clone(), *partition);
+            let start = match (found.get(&key), fallback.get(&key)) {
+                (Some(pos), group) => {
+                    if group.is_none_or(|&g| g < pos.get()) {
+                        let at = Offset::Offset(pos.get());
+                        let _ = decided.add_partition_offset(topic, *partition, at);
+                    }
+                    Offset::Offset(pos.get())
+                }
+                // Nothing of ours on the target yet: the group's position (committed only
+                // after transactions) is a safe lower bound, then --start.
+                (None, Some(&n)) => Offset::Offset(n),
+                (None, None) => {
+                    let timeout = self.opts.timeout;
+                    let (at, resolved) =
+                        self.start
+                            .resolve(&self.consumer, topic, *partition, timeout)?;
+                    if resolved {
+                        let _ = decided.add_partition_offset(topic, *partition, at);
+                    }
+                    at
+                }
+            };
+            owned.committed = found.get(&key).copied();
+            owned.sent = None;
+            owned.pending = Copied::default();
+            shared::add_start(&mut tpl, topic, *partition, start)?;
+            self.ends.insert(topic, *partition, start);
+        }
+        self.publish_committed();
+        shared::assign(&self.consumer, &tpl)?;
+        if decided.count() > 0 {
+            self.consumer
+                .commit(&decided, CommitMode::Sync)
+                .map_err(|e| {
+                    Error::failed(format!(
+                        "cannot commit the starting positions to the source group: {e}"
+                    ))
+                })?;
+        }
+        Ok(())
+    }
+
+    /// Publishes how many owned partitions have a position the target holds (committed
+    /// transactions, this run's or an earlier one's).
+    pub(super) fn publish_committed(&self) {
+        let committed = self
+            .parts
+            .values()
+            .filter(|o| o.committed.is_some())
+            .count();
+        self.counters
+            .committed
+            .store(committed as u64, Ordering::Relaxed);
     }
 
     /// The group's committed positions for the owned partitions (for lag monitoring; used
@@ -51,9 +129,7 @@ impl Exactly {
     /// run, as under at-least-once: taken for "no positions", `--start latest` would commit
     /// a new "latest" over the old decision and skip the records in between, and `earliest`
     /// would copy again what the group had covered (issue 18).
-    pub(super) fn group_positions(
-        &self,
-    ) -> std::result::Result<HashMap<(String, i32), i64>, String> {
+    pub(super) fn group_positions(&self) -> Result<HashMap<(String, i32), i64>> {
         let mut tpl = TopicPartitionList::new();
         for (t, p) in self.parts.keys() {
             tpl.add_partition(t, *p);
@@ -64,9 +140,7 @@ impl Exactly {
     /// Reads the tail of every owned target partition as a read_committed reader sees it and
     /// returns the resume position per source partition found there. Widens the tail until it
     /// finds an origin or covers the whole partition.
-    pub(super) fn scan_target(
-        &self,
-    ) -> std::result::Result<HashMap<(String, i32), NextOffset>, String> {
+    pub(super) fn scan_target(&self) -> Result<HashMap<(String, i32), NextOffset>> {
         let mut found = HashMap::new();
         // One reader per target topic: partition-EOF events name only the partition.
         let mut by_target: BTreeMap<&str, Vec<(&str, i32)>> = BTreeMap::new();
@@ -85,7 +159,7 @@ impl Exactly {
                 for (source, p) in todo {
                     let (origins, covered_all) = read
                         .get(&p)
-                        .ok_or_else(|| format!("no tail read for {target}[{p}]"))?;
+                        .ok_or_else(|| Error::failed(format!("no tail read for {target}[{p}]")))?;
                     match resume_position(
                         origins.iter().map(|v| v.as_deref()),
                         &self.stamp.source,
@@ -115,26 +189,26 @@ impl Exactly {
         target: &str,
         parts: &[(&str, i32)],
         tail: i64,
-    ) -> std::result::Result<HashMap<i32, (Vec<Option<Vec<u8>>>, bool)>, String> {
+    ) -> Result<HashMap<i32, (Vec<Option<Vec<u8>>>, bool)>> {
         let group = format!("{}.resume", self.transactional_id);
         // Empty partitions answer only after fetch.wait.max.ms.
         let reader: BaseConsumer =
             kafka::reader_config(&self.opts.to, &group, &[("fetch.wait.max.ms", "10")])
                 .create()
-                .map_err(|e| format!("target reader: {e}"))?;
+                .map_err(|e| Error::failed(format!("target reader: {e}")))?;
         // Metadata first: left to source::assign(), librdkafka 2.12's first metadata request went to
         // the bootstrap connection it was retiring, and the tail read waited ~0.45 s.
         reader
             .fetch_metadata(Some(target), self.opts.timeout)
-            .map_err(|e| format!("cannot read the target {target}: {e}"))?;
+            .map_err(|e| Error::failed(format!("cannot read the target {target}: {e}")))?;
         let mut tpl = TopicPartitionList::new();
         for (_, p) in parts {
             tpl.add_partition_offset(target, *p, Offset::OffsetTail(tail))
-                .map_err(|e| e.to_string())?;
+                .map_err(Error::failed)?;
         }
         reader
             .assign(&tpl)
-            .map_err(|e| format!("cannot read the target {target}: {e}"))?;
+            .map_err(|e| Error::failed(format!("cannot read the target {target}: {e}")))?;
         let mut out: HashMap<i32, (Vec<Option<Vec<u8>>>, bool)> = parts
             .iter()
             .map(|(_, p)| (*p, (Vec::new(), false)))
@@ -144,10 +218,10 @@ impl Exactly {
         let deadline = Instant::now() + self.opts.timeout;
         while at_end.values().any(|e| !e) {
             if Instant::now() > deadline {
-                return Err(format!(
+                return Err(Error::failed(format!(
                     "reading the tail of target topic {target} took longer than {:?}",
                     self.opts.timeout
-                ));
+                )));
             }
             match reader.poll(Duration::from_millis(100)) {
                 Some(Ok(m)) => {
@@ -165,7 +239,9 @@ impl Exactly {
                 Some(Err(KafkaError::PartitionEOF(p))) => {
                     at_end.insert(p, true);
                 }
-                Some(Err(e)) => return Err(format!("reading target topic {target}: {e}")),
+                Some(Err(e)) => {
+                    return Err(Error::failed(format!("reading target topic {target}: {e}")))
+                }
                 None => {}
             }
         }
@@ -178,5 +254,41 @@ impl Exactly {
         drop(tpl);
         source::close(&reader, self.opts.timeout);
         Ok(out)
+    }
+}
+
+/// Why transactions could not start on the target. A broker whose transaction.max.timeout.ms
+/// is below the transaction timeout this run asks for (from --txn-max-time and
+/// --delivery-timeout) refuses every start the same way: bad input, exit 2, naming the fix.
+fn start_failed(id: &str, e: &KafkaError) -> Error {
+    let msg = format!("cannot start transactions on the target as '{id}': {e}");
+    let code = match e {
+        KafkaError::Transaction(t) => Some(t.code()),
+        _ => e.rdkafka_error_code(),
+    };
+    if code == Some(RDKafkaErrorCode::InvalidTransactionTimeout) {
+        return Error::usage(format!("{msg}; the target's transaction.max.timeout.ms is below the transaction timeout of --txn-max-time plus --delivery-timeout plus 30 s: lower those, or raise the broker's setting"));
+    }
+    Error::failed(msg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Exit;
+
+    #[test]
+    fn issue_21_a_refused_transaction_timeout_is_bad_input() {
+        let refused = start_failed(
+            "g.shard-1-of-1",
+            &KafkaError::Global(RDKafkaErrorCode::InvalidTransactionTimeout),
+        );
+        assert_eq!(refused.exit(), Exit::Usage, "{refused}");
+        assert!(refused.to_string().contains("--txn-max-time"), "{refused}");
+        let other = start_failed(
+            "g.shard-1-of-1",
+            &KafkaError::Global(RDKafkaErrorCode::BrokerTransportFailure),
+        );
+        assert_eq!(other.exit(), Exit::Failed, "{other}");
     }
 }

@@ -11,6 +11,7 @@ use rdkafka::message::{Headers, Message};
 use rdkafka::producer::{DeliveryResult, ProducerContext};
 use rdkafka::statistics::Statistics;
 
+use crate::engine::shared::index::NOT_A_COPY;
 use crate::report::Counters;
 use crate::target;
 
@@ -66,21 +67,18 @@ pub(super) fn refused_for_good(code: RDKafkaErrorCode) -> bool {
 /// record the target refused (the delivery opaque is its source offset, [`NOT_A_COPY`] for
 /// index entries), and the trail of delivered copies per target partition since the last
 /// rewind, for the positions index.
-pub(super) struct Reports {
+pub(super) struct Deliveries {
     first: Mutex<Option<Refusal>>,
     trails: Mutex<HashMap<String, HashMap<i32, Trail>>>,
-    progress: Arc<Counters>,
+    counters: Arc<Counters>,
 }
 
-/// The delivery opaque of a record that copies no source record (a positions index entry).
-pub(super) const NOT_A_COPY: usize = usize::MAX;
-
-impl Reports {
-    pub(super) fn new(progress: Arc<Counters>) -> Self {
-        Reports {
+impl Deliveries {
+    pub(super) fn new(counters: Arc<Counters>) -> Self {
+        Deliveries {
             first: Mutex::new(None),
             trails: Mutex::new(HashMap::new()),
-            progress,
+            counters,
         }
     }
 
@@ -102,19 +100,19 @@ impl Reports {
     }
 }
 
-impl ClientContext for Reports {
+impl ClientContext for Deliveries {
     fn stats(&self, stats: Statistics) {
-        target::count_retries(&stats, &self.progress);
+        target::count_retries(&stats, &self.counters);
     }
 }
 
-impl target::Counted for Reports {
+impl target::Counted for Deliveries {
     fn counters(&self) -> &Counters {
-        &self.progress
+        &self.counters
     }
 }
 
-impl ProducerContext for Reports {
+impl ProducerContext for Deliveries {
     type DeliveryOpaque = usize;
 
     fn delivery(&self, result: &DeliveryResult<'_>, source_offset: usize) {
@@ -147,7 +145,7 @@ impl ProducerContext for Reports {
         ) {
             return;
         }
-        self.progress
+        self.counters
             .delivery_errors
             .fetch_add(1, Ordering::Relaxed);
         let mut first = self.first.lock().unwrap_or_else(|e| e.into_inner());

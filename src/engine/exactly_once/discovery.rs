@@ -6,49 +6,35 @@
 
 use std::collections::BTreeSet;
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
 
-use super::{Exactly, Owned};
-use crate::error::Error;
+use super::{ExactlyOnce, Part};
 use crate::report::{Copied, PartitionEnd};
-use crate::target;
 use crate::topics;
 
-/// After a deleted topic was dropped, errors the consumer had already queued for it are
-/// expected for this long.
-const DELETED_ECHO: Duration = Duration::from_secs(10);
-
-impl Exactly {
+impl ExactlyOnce {
     /// Looks at the source's topics again. True when the source error just seen is
     /// explained by a deleted topic.
     pub(super) fn refresh_topics(&mut self) -> bool {
-        let found = match topics::refresh(&self.opts, &self.routes, &mut self.skipped) {
-            Ok(found) => found,
+        let looked = self
+            .followed
+            .look(&self.opts, &self.counters, &self.producer);
+        let found = match looked {
+            Ok(Some(found)) => found,
+            Ok(None) => return self.followed.echo(),
             Err(e) => {
                 // The refusal is about another topic: what was copied is committed first.
                 if self.txn.open {
                     self.commit_txn();
                 }
-                self.failure.get_or_insert(e);
+                self.failure.fail_with(e);
                 return false;
             }
         };
-        crate::engine::announce(&self.progress, found.changes);
-        for w in found.warnings {
-            self.progress.notice(w);
-        }
-        if let Some(w) = crate::target::outgrown(&self.producer, found.size_limit) {
-            self.progress.notice(w);
-        }
-        let echo = |at: Option<Instant>| at.is_some_and(|at| at.elapsed() < DELETED_ECHO);
-        if !found.changed {
-            return echo(self.last_deleted);
-        }
         // The rewind below starts from what the target holds: commit what was sent first.
         if self.txn.open {
             self.commit_txn();
         }
-        if self.failure.is_some() {
+        if self.failure.is_set() {
             return false;
         }
         let shard = self.opts.shard.unwrap_or_default();
@@ -78,7 +64,7 @@ impl Exactly {
             for p in 0..r.partitions {
                 let key = (r.source.clone(), p);
                 if owned.contains(&key) {
-                    self.parts.entry(key).or_insert_with(|| Owned {
+                    self.parts.entry(key).or_insert_with(|| Part {
                         target: r.target.clone(),
                         committed: None,
                         sent: None,
@@ -88,22 +74,16 @@ impl Exactly {
                 }
             }
         }
-        if deleted {
-            self.last_deleted = Some(Instant::now());
-        }
-        if !found.added.is_empty() {
-            if let Err(e) = target::warm_up(&self.producer, &found.added, self.opts.timeout) {
-                log::warn!("{e}");
-            }
-        }
-        self.routes = found.routes;
-        self.progress
+        let explained = self
+            .followed
+            .adopt(found, deleted, &self.producer, self.opts.timeout);
+        self.counters
             .assigned
             .store(self.parts.len() as u64, Ordering::Relaxed);
-        if let Err(msg) = self.rewind() {
-            self.failure = Some(Error::failed(msg));
+        if let Err(e) = self.rewind() {
+            self.failure.fail_with(e);
             return false;
         }
-        deleted || echo(self.last_deleted)
+        explained
     }
 }

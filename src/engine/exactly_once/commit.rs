@@ -9,40 +9,38 @@ use rdkafka::error::{KafkaError, KafkaResult, RDKafkaErrorCode};
 use rdkafka::producer::{Producer, PurgeConfig};
 use rdkafka::{Offset, TopicPartitionList};
 
-use rdkafka::producer::BaseRecord;
-
-use super::refusals::{refused_for_good, Refusal, MAX_ABORTS_IN_A_ROW, NOT_A_COPY};
-use super::{Exactly, Txn};
-use crate::error::Error;
+use super::deliveries::{refused_for_good, Refusal, MAX_ABORTS_IN_A_ROW};
+use super::{ExactlyOnce, Txn};
+use crate::engine::shared::{self, index};
 use crate::offsets::NextOffset;
 use crate::target::{self, NotSent};
-use crate::trail::{self, Entry, Subject, INDEX_TOPIC};
+use crate::trail::{Entry, Subject, INDEX_TOPIC};
 
 /// How long a commit flushes before it asks again whether the transaction must abort.
 const FLUSH_STEP: Duration = Duration::from_millis(500);
 
-impl Exactly {
+impl ExactlyOnce {
     /// Commits the open transaction; on success, also commits positions to the source group
     /// (for lag monitoring). Abortable errors abort and rewind; others end the run. True when
     /// the transaction was committed.
     pub(super) fn commit_txn(&mut self) -> bool {
-        match self.commit_in_steps(self.opts.delivery_timeout + Duration::from_secs(5)) {
+        match self.commit_in_steps(shared::flush_timeout(&self.opts)) {
             Ok(()) => {
                 log::debug!("committed a transaction of {} records", self.txn.records);
-                self.progress
+                self.counters
                     .records
                     .fetch_add(self.txn.records, Ordering::Relaxed);
-                self.progress
+                self.counters
                     .bytes
                     .fetch_add(self.txn.bytes, Ordering::Relaxed);
                 self.txn = Txn::default();
                 self.aborts_in_a_row = 0;
-                self.progress
+                self.counters
                     .transactions_committed
                     .fetch_add(1, Ordering::Relaxed);
-                self.progress.note_commit();
+                self.counters.note_commit();
                 // Every record sent is committed on the target.
-                self.progress.note_success();
+                self.counters.note_success();
                 let mut tpl = TopicPartitionList::new();
                 for ((t, p), o) in self.parts.iter_mut() {
                     let pending = std::mem::take(&mut o.pending);
@@ -70,7 +68,7 @@ impl Exactly {
                 false
             }
             Err(e) => {
-                self.failure = Some(Error::failed(commit_failed(&self.transactional_id, &e)));
+                self.failure.fail(commit_failed(&self.transactional_id, &e));
                 false
             }
         }
@@ -116,26 +114,23 @@ impl Exactly {
         if !self.index {
             return Ok(());
         }
-        for ((source, partition), owned) in &self.parts {
+        for ((source, partition), part) in &self.parts {
             let key = (source.clone(), *partition);
             let entry = Entry {
-                trail: self.producer.context().trail(&owned.target, *partition),
-                committed: owned.sent.or(owned.committed).map_or(-1, NextOffset::get),
+                trail: self.producer.context().trail(&part.target, *partition),
+                committed: part.sent.or(part.committed).map_or(-1, NextOffset::get),
             };
-            if self.indexed.get(&key) == Some(&entry) || entry.committed < 0 {
+            if !index::moved(&entry, self.indexed.get(&key)) {
                 continue;
             }
             let subject = Subject {
                 cluster: &self.stamp.source,
                 topic: source,
                 partition: *partition,
-                target: &owned.target,
+                target: &part.target,
             };
-            let (k, v) = (trail::key(&subject, &entry), trail::value(&entry));
-            let record = BaseRecord::with_opaque_to(INDEX_TOPIC, NOT_A_COPY)
-                .partition(0)
-                .key(k.as_bytes())
-                .payload(v.as_bytes());
+            let (k, v) = index::key_value(&subject, &entry);
+            let record = index::record(&k, &v);
             match target::send(&self.producer, record, || false) {
                 Ok(()) => self.txn.entries = true,
                 Err(NotSent::GaveUp) => {}
@@ -162,10 +157,10 @@ impl Exactly {
     pub(super) fn abort_and_rewind(&mut self, cause: &KafkaError, refused: Option<Refusal>) {
         let id = &self.transactional_id;
         if matches!(cause, KafkaError::Transaction(e) if e.is_fatal()) {
-            self.failure = Some(Error::failed(format!(
+            self.failure.fail(format!(
                 "exactly-once: fatal producer error as '{id}': {cause}{}",
                 fenced_hint(cause)
-            )));
+            ));
             return;
         }
         crate::progress::say(&format!(
@@ -189,15 +184,15 @@ impl Exactly {
                         let _ = target::flush(&self.producer, self.opts.timeout);
                     }
                     Err(e) => {
-                        self.failure = Some(Error::failed(format!(
+                        self.failure.fail(format!(
                             "exactly-once: aborting a transaction as '{id}' failed: {e}{}",
                             fenced_hint(&e)
-                        )));
+                        ));
                         return;
                     }
                 }
             }
-            self.progress
+            self.counters
                 .transactions_aborted
                 .fetch_add(1, Ordering::Relaxed);
         }
@@ -208,8 +203,8 @@ impl Exactly {
             // The index never stops the copy (issue 18): copies were all delivered before its
             // entries were sent, so the next transaction, without entries, can commit.
             self.drop_index(&r.error);
-            if let Err(msg) = self.rewind() {
-                self.failure = Some(Error::failed(msg));
+            if let Err(e) = self.rewind() {
+                self.failure.fail_with(e);
             }
             return;
         }
@@ -222,22 +217,22 @@ impl Exactly {
                         .find(|((_, p), o)| *p == r.partition && o.target == r.target)
                         .map_or_else(|| r.target.clone(), |((t, _), _)| t.clone());
                 }
-                self.failure = Some(Error::failed(format!(
+                self.failure.fail(format!(
                     "exactly-once: the target refused {}[{}] offset {} (-> {}): {}; it will refuse that record every time (too large for the target, against its policy, or not authorised), so nothing from it on in that partition was committed. Fix the target (e.g. its message.max.bytes) and rerun",
                     r.source, r.partition, r.offset, r.target, r.error
-                )));
+                ));
                 return;
             }
         }
         self.aborts_in_a_row += 1;
         if self.aborts_in_a_row >= MAX_ABORTS_IN_A_ROW {
-            self.failure = Some(Error::failed(format!(
+            self.failure.fail(format!(
                 "exactly-once: {MAX_ABORTS_IN_A_ROW} transactions in a row were aborted as '{id}' without one committed; the last after: {cause}"
-            )));
+            ));
             return;
         }
-        if let Err(msg) = self.rewind() {
-            self.failure = Some(Error::failed(msg));
+        if let Err(e) = self.rewind() {
+            self.failure.fail_with(e);
         }
     }
 }
