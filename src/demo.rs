@@ -280,6 +280,8 @@ pub fn run(args: &DemoArgs) -> Result<(Summary, bool)> {
         replication_factor: None,
         config_exclude: Vec::new(),
         sync_configs: false,
+        sync_acls: false,
+        sync_group_acls: None,
         max_bytes_per_sec: None,
         max_records_per_sec: None,
         shard: None,

@@ -31,6 +31,7 @@ mod promises;
 mod provenance;
 mod route_positions;
 mod secured;
+mod secured_acls;
 mod slow_copies;
 mod sync_groups;
 mod throttle;

@@ -12,35 +12,69 @@ use super::admin::Admin;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Op {
+    All,
     Read,
     Write,
     Create,
+    Delete,
+    Alter,
     Describe,
+    ClusterAction,
     DescribeConfigs,
+    AlterConfigs,
+    IdempotentWrite,
 }
 
 impl Op {
     /// As `kafka-acls --operation` spells it.
     pub(super) fn name(self) -> &'static str {
         match self {
+            Op::All => "All",
             Op::Read => "Read",
             Op::Write => "Write",
             Op::Create => "Create",
+            Op::Delete => "Delete",
+            Op::Alter => "Alter",
             Op::Describe => "Describe",
+            Op::ClusterAction => "ClusterAction",
             Op::DescribeConfigs => "DescribeConfigs",
+            Op::AlterConfigs => "AlterConfigs",
+            Op::IdempotentWrite => "IdempotentWrite",
         }
     }
 
-    fn from_sys(op: sys::rd_kafka_AclOperation_t) -> Option<Op> {
+    const SYS: [(Op, sys::rd_kafka_AclOperation_t); 11] = {
         use sys::rd_kafka_AclOperation_t as A;
-        Some(match op {
-            A::RD_KAFKA_ACL_OPERATION_READ => Op::Read,
-            A::RD_KAFKA_ACL_OPERATION_WRITE => Op::Write,
-            A::RD_KAFKA_ACL_OPERATION_CREATE => Op::Create,
-            A::RD_KAFKA_ACL_OPERATION_DESCRIBE => Op::Describe,
-            A::RD_KAFKA_ACL_OPERATION_DESCRIBE_CONFIGS => Op::DescribeConfigs,
-            _ => return None,
-        })
+        [
+            (Op::All, A::RD_KAFKA_ACL_OPERATION_ALL),
+            (Op::Read, A::RD_KAFKA_ACL_OPERATION_READ),
+            (Op::Write, A::RD_KAFKA_ACL_OPERATION_WRITE),
+            (Op::Create, A::RD_KAFKA_ACL_OPERATION_CREATE),
+            (Op::Delete, A::RD_KAFKA_ACL_OPERATION_DELETE),
+            (Op::Alter, A::RD_KAFKA_ACL_OPERATION_ALTER),
+            (Op::Describe, A::RD_KAFKA_ACL_OPERATION_DESCRIBE),
+            (Op::ClusterAction, A::RD_KAFKA_ACL_OPERATION_CLUSTER_ACTION),
+            (
+                Op::DescribeConfigs,
+                A::RD_KAFKA_ACL_OPERATION_DESCRIBE_CONFIGS,
+            ),
+            (Op::AlterConfigs, A::RD_KAFKA_ACL_OPERATION_ALTER_CONFIGS),
+            (
+                Op::IdempotentWrite,
+                A::RD_KAFKA_ACL_OPERATION_IDEMPOTENT_WRITE,
+            ),
+        ]
+    };
+
+    pub(super) fn from_sys(op: sys::rd_kafka_AclOperation_t) -> Option<Op> {
+        Op::SYS.iter().find(|(_, s)| *s == op).map(|(o, _)| *o)
+    }
+
+    pub(super) fn to_sys(self) -> sys::rd_kafka_AclOperation_t {
+        Op::SYS.iter().find(|(o, _)| *o == self).map_or(
+            sys::rd_kafka_AclOperation_t::RD_KAFKA_ACL_OPERATION_UNKNOWN,
+            |(_, s)| *s,
+        )
     }
 }
 
@@ -122,13 +156,24 @@ pub fn granted(admin: &Admin, topics: &[String], group: &str, timeout: Duration)
             }
         }
         let op = sys::rd_kafka_admin_op_t::RD_KAFKA_ADMIN_OP_DESCRIBECLUSTER;
-        if let Some(event) = request.send(op, |o, q| sys::rd_kafka_DescribeCluster(rk, o, q)) {
-            let result = sys::rd_kafka_event_DescribeCluster_result(event.0);
-            let mut cnt = 0usize;
-            let ops = sys::rd_kafka_DescribeCluster_result_authorized_operations(result, &mut cnt);
-            if let Some(ops) = operations(ops, cnt, std::ptr::null()) {
-                out.insert(Resource::Cluster, ops);
+        match request.answer(op, |o, q| sys::rd_kafka_DescribeCluster(rk, o, q)) {
+            Ok(event) => {
+                let result = sys::rd_kafka_event_DescribeCluster_result(event.0);
+                let mut cnt = 0usize;
+                let ops =
+                    sys::rd_kafka_DescribeCluster_result_authorized_operations(result, &mut cnt);
+                if let Some(ops) = operations(ops, cnt, std::ptr::null()) {
+                    out.insert(Resource::Cluster, ops);
+                }
             }
+            // Not even allowed to describe the cluster: nothing is allowed on it.
+            Err(f)
+                if f.code
+                    == sys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED =>
+            {
+                out.insert(Resource::Cluster, BTreeSet::new());
+            }
+            Err(_) => {}
         }
     }
     out
@@ -163,15 +208,23 @@ unsafe fn operations(
     )
 }
 
-/// One admin request at a time on a queue of its own, with authorised operations asked for.
-struct Request {
+/// One admin request at a time on a queue of its own, with authorised operations asked for
+/// (where the request has them).
+pub(super) struct Request {
     rk: *mut sys::rd_kafka_t,
     queue: *mut sys::rd_kafka_queue_t,
     timeout_ms: i32,
 }
 
 /// An answer; destroyed (with every result it owns) on drop.
-struct Event(*mut sys::rd_kafka_event_t);
+pub(super) struct Event(pub(super) *mut sys::rd_kafka_event_t);
+
+/// Why a request as a whole failed: librdkafka's code and message.
+#[derive(Debug)]
+pub(super) struct Failure {
+    pub code: sys::rd_kafka_resp_err_t,
+    pub message: String,
+}
 
 impl Drop for Event {
     fn drop(&mut self) {
@@ -181,7 +234,7 @@ impl Drop for Event {
 }
 
 impl Request {
-    fn new(rk: *mut sys::rd_kafka_t, timeout: Duration) -> Request {
+    pub(super) fn new(rk: *mut sys::rd_kafka_t, timeout: Duration) -> Request {
         // SAFETY: `rk` is a live client handle.
         let queue = unsafe { sys::rd_kafka_queue_new(rk) };
         let timeout_ms = timeout.as_millis().min(i32::MAX as u128) as i32;
@@ -202,6 +255,18 @@ impl Request {
         op: sys::rd_kafka_admin_op_t,
         call: impl FnOnce(*mut sys::rd_kafka_AdminOptions_t, *mut sys::rd_kafka_queue_t),
     ) -> Option<Event> {
+        self.answer(op, call).ok()
+    }
+
+    /// As [`Request::send`], with why there is no answer.
+    ///
+    /// # Safety
+    /// `call` must start one admin request of `op` on the queue it is given.
+    pub(super) unsafe fn answer(
+        &self,
+        op: sys::rd_kafka_admin_op_t,
+        call: impl FnOnce(*mut sys::rd_kafka_AdminOptions_t, *mut sys::rd_kafka_queue_t),
+    ) -> Result<Event, Failure> {
         let options = sys::rd_kafka_AdminOptions_new(self.rk, op);
         let mut errstr = [0 as std::os::raw::c_char; 256];
         sys::rd_kafka_AdminOptions_set_request_timeout(
@@ -218,11 +283,22 @@ impl Request {
         sys::rd_kafka_AdminOptions_destroy(options);
         let event = sys::rd_kafka_queue_poll(self.queue, self.timeout_ms.saturating_add(1000));
         if event.is_null() {
-            return None;
+            return Err(Failure {
+                code: sys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR__TIMED_OUT,
+                message: format!("no answer within {} ms", self.timeout_ms),
+            });
         }
         let event = Event(event);
-        (sys::rd_kafka_event_error(event.0) == sys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR)
-            .then_some(event)
+        let code = sys::rd_kafka_event_error(event.0);
+        if code == sys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR {
+            return Ok(event);
+        }
+        let text = sys::rd_kafka_event_error_string(event.0);
+        let message = match text.is_null() {
+            true => format!("{code:?}"),
+            false => CStr::from_ptr(text).to_string_lossy().into_owned(),
+        };
+        Err(Failure { code, message })
     }
 }
 

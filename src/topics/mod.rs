@@ -8,9 +8,13 @@
 //! * `drift`: reading both sides' configs and reporting what differs;
 //! * `discover`: looking again while a run copies (`--refresh-topics`);
 //! * `admin`: describe, create and incrementally alter topic configs;
-//! * `limits`: the smallest `max.message.bytes` of the target topics.
+//! * `limits`: the smallest `max.message.bytes` of the target topics;
+//! * `access` and `authorized`: the permissions a run needs, checked before it starts;
+//! * `acl_sync` and `acls`: `--sync-acls`, copying ACLs to the target.
 
 mod access;
+pub mod acl_sync;
+mod acls;
 mod admin;
 mod authorized;
 mod check;
