@@ -64,8 +64,16 @@ fn acl_command(kafka: &Kafka, action: &str, args: &[&str]) -> String {
 }
 
 fn allow(kafka: &Kafka, principal: &str, op: &str, resource: &[&str]) {
+    allow_ops(kafka, principal, &[op], resource);
+}
+
+/// One AclCommand for several operations (each one a JVM start).
+fn allow_ops(kafka: &Kafka, principal: &str, ops: &[&str], resource: &[&str]) {
     let principal = format!("User:{principal}");
-    let mut args = vec!["--allow-principal", &principal, "--operation", op];
+    let mut args = vec!["--allow-principal", principal.as_str()];
+    for op in ops {
+        args.extend_from_slice(&["--operation", op]);
+    }
     args.extend_from_slice(resource);
     acl_command(kafka, "--add", &args);
 }
@@ -188,9 +196,12 @@ fn issue_19_sync_acls_copies_topic_acls_renamed_without_write_and_follows_change
         ],
     );
     // The run's principals: all it needs to copy, but not yet what --sync-acls needs.
-    allow(&a, "replicator", "Read", &t);
-    allow(&a, "replicator", "Describe", &t);
-    allow(&a, "replicator", "DescribeConfigs", &t);
+    allow_ops(
+        &a,
+        "replicator",
+        &["Read", "Describe", "DescribeConfigs"],
+        &t,
+    );
     allow(&a, "replicator", "Read", &["--group", &group]);
     allow(&b, "writer", "All", &["--topic", "*"]);
     allow(&b, "writer", "Describe", &["--cluster"]);
@@ -430,8 +441,7 @@ fn issue_19_a_write_permission_revoked_while_copying_exits_1_with_nothing_commit
     common::create_topic(&a.bootstrap, &topic, 2);
     common::create_topic(&b.internal(), &topic, 2);
     let t = ["--topic", topic.as_str()];
-    allow(&b, "writer", "Write", &t);
-    allow(&b, "writer", "Describe", &t);
+    allow_ops(&b, "writer", &["Write", "Describe"], &t);
     allow(&b, "writer", "All", &["--topic", "__kreplicate.index"]);
     let target = [
         "--to-property".to_string(),
