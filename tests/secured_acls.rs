@@ -152,6 +152,78 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// The source principal may copy the topic and use its group (which does not exist yet: a
+/// first run), but not describe the source cluster, which `--sync-acls` needs to read its
+/// ACLs: the refusal is the one `kafka-acls` line that grants it, for that cluster and that
+/// principal. The broker answers a group that does not exist yet with GROUP_ID_NOT_FOUND and
+/// no operations; the check once took that for a broker that checks nothing, and refused
+/// nothing on the source (the copy then read no ACLs, without a word).
+#[test]
+fn issue_19_sync_acls_refusal_names_the_source_principals_missing_cluster_describe() {
+    let a = secured("acl-describe", "replicator", SOURCE_PASSWORD, &[]);
+    let b = Kafka::shared("b");
+    let dir = scratch("acl-describe");
+    let topic = unique("described");
+    let group = unique("g");
+    common::create_topic(&a.internal(), &topic, 2);
+    common::produce(&a.internal(), &topic, &kr::records(20, 2, "acl"));
+    allow_ops(
+        &a,
+        "replicator",
+        &["Read", "Describe", "DescribeConfigs"],
+        &["--topic", &topic],
+    );
+    allow(&a, "replicator", "Read", &["--group", &group]);
+    let copy = format!("dr.{topic}");
+    let sasl = [
+        "-X".to_string(),
+        "security.protocol=SASL_PLAINTEXT".into(),
+        "-X".into(),
+        "sasl.mechanism=SCRAM-SHA-512".into(),
+        "-X".into(),
+        "sasl.username=replicator".into(),
+        "-X".into(),
+        format!("sasl.password={SOURCE_PASSWORD}"),
+    ];
+    let mut extra: Vec<&str> = vec!["--rename", "dr.{topic}", "--create-topics", "--sync-acls"];
+    extra.extend(sasl.iter().map(String::as_str));
+    let run = |sub: &[&str]| {
+        let mut args = sub.to_vec();
+        args.extend(kr::caught_up_args(
+            &a.bootstrap,
+            &b.bootstrap,
+            &topic,
+            &group,
+            "at-least-once",
+            &extra,
+        ));
+        let run = run_in(&dir, &args);
+        assert_no_secret(&run, None);
+        run
+    };
+    let want = format!(
+        "the run lacks 1 permission (ACLs): on the source cluster '{0}': kafka-acls --bootstrap-server {0} --add --allow-principal 'User:replicator' --operation Describe --cluster",
+        a.bootstrap
+    );
+    let refused = run(&[]);
+    assert_eq!(refused.code, 2, "{refused:?}");
+    assert_eq!(
+        refused.stderr.trim(),
+        format!("kreplicate: error: {want}"),
+        "{}",
+        refused.stderr
+    );
+    let plan = run(&["plan"]);
+    assert_eq!(plan.code, 2, "{plan:?}");
+    assert_eq!(plan.json()["refusal"], want.as_str(), "{}", plan.stdout);
+    // Nothing written, nothing committed.
+    assert!(!kr::topics(&b.bootstrap).contains(&copy));
+    assert_eq!(
+        common::committed(&a.internal(), &group, &topic, 2),
+        vec![-1, -1]
+    );
+}
+
 #[test]
 fn issue_19_sync_acls_copies_topic_acls_renamed_without_write_and_follows_changes() {
     let a = secured("acl-src", "replicator", SOURCE_PASSWORD, &[]);

@@ -125,13 +125,6 @@ pub fn describe(admin: &Admin, groups: bool, timeout: Duration) -> Result<Vec<Ac
     Ok(out)
 }
 
-/// Whether the cluster refuses its principal DescribeAcls (no Describe on the cluster).
-pub fn describe_refused(admin: &Admin, timeout: Duration) -> bool {
-    describe(admin, false, timeout).is_err_and(|f| {
-        f.code == sys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED
-    })
-}
-
 /// One binding of a DescribeAcls answer; `None` for a resource, pattern, operation or
 /// permission that is never copied.
 ///

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::ffi::{CStr, CString};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rdkafka_sys as sys;
 
@@ -102,33 +102,39 @@ pub fn granted(admin: &Admin, topics: &[String], group: &str, timeout: Duration)
         .iter()
         .filter_map(|t| CString::new(t.as_str()).ok())
         .collect();
+    // A group coordinator that is still loading (a broker just started or moved the group)
+    // is asked again until the timeout.
+    let deadline = Instant::now() + timeout;
+    let answer = loop {
+        let answer = describe_group(&request, &group);
+        let loading = answer.code.is_some_and(|c| {
+            use sys::rd_kafka_resp_err_t as E;
+            matches!(
+                c,
+                E::RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS
+                    | E::RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE
+                    | E::RD_KAFKA_RESP_ERR_NOT_COORDINATOR
+            )
+        });
+        if !loading || Instant::now() >= deadline {
+            break answer;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let said = answer.broker_said();
+    if let Some(ops) = answer.ops {
+        out.insert(Resource::Group(group.to_string_lossy().into_owned()), ops);
+    }
+    // A broker that says nothing of the group, not even a Kafka error code (librdkafka's mock
+    // cluster, which would also leave the other requests waiting for a controller), is not
+    // checked. A group that does not exist yet (a first run) is answered with
+    // GROUP_ID_NOT_FOUND and no operations, by a broker that checks the rest.
+    if !said {
+        return out;
+    }
     // SAFETY: `rk` is the admin client's live handle; the names outlive the calls that read
     // them, and results are read before the `Event` that owns them is dropped.
     unsafe {
-        let mut groups = [group.as_ptr()];
-        let op = sys::rd_kafka_admin_op_t::RD_KAFKA_ADMIN_OP_DESCRIBECONSUMERGROUPS;
-        if let Some(event) = request.send(op, |o, q| {
-            sys::rd_kafka_DescribeConsumerGroups(rk, groups.as_mut_ptr(), 1, o, q)
-        }) {
-            let result = sys::rd_kafka_event_DescribeConsumerGroups_result(event.0);
-            let mut n = 0usize;
-            let descs = sys::rd_kafka_DescribeConsumerGroups_result_groups(result, &mut n);
-            for i in 0..n {
-                let d = *descs.add(i);
-                let name = CStr::from_ptr(sys::rd_kafka_ConsumerGroupDescription_group_id(d));
-                let mut cnt = 0usize;
-                let ops = sys::rd_kafka_ConsumerGroupDescription_authorized_operations(d, &mut cnt);
-                let error = sys::rd_kafka_ConsumerGroupDescription_error(d);
-                if let Some(ops) = operations(ops, cnt, error) {
-                    out.insert(Resource::Group(name.to_string_lossy().into_owned()), ops);
-                }
-            }
-        }
-        // A broker that says nothing of a group's operations (librdkafka's mock cluster, which
-        // would also leave the other requests waiting for a controller) is not checked.
-        if out.is_empty() {
-            return out;
-        }
         if !names.is_empty() {
             let mut ptrs: Vec<*const std::os::raw::c_char> =
                 names.iter().map(|n| n.as_ptr()).collect();
@@ -177,6 +183,54 @@ pub fn granted(admin: &Admin, topics: &[String], group: &str, timeout: Duration)
         }
     }
     out
+}
+
+/// What a broker said of one group: its operations (empty when the principal may not
+/// describe it), and the error code of its description, if any.
+struct GroupAnswer {
+    ops: Option<BTreeSet<Op>>,
+    code: Option<sys::rd_kafka_resp_err_t>,
+}
+
+impl GroupAnswer {
+    /// Whether a broker answered for the group: with operations, or with a Kafka error code
+    /// (librdkafka's own errors are negative).
+    fn broker_said(&self) -> bool {
+        self.ops.is_some() || self.code.is_some_and(|c| (c as i32) > 0)
+    }
+}
+
+/// DescribeConsumerGroups for `group`, with its authorised operations.
+fn describe_group(request: &Request, group: &CStr) -> GroupAnswer {
+    let mut answer = GroupAnswer {
+        ops: None,
+        code: None,
+    };
+    let rk = request.rk;
+    // SAFETY: `rk` is the admin client's live handle; `group` outlives the call that reads it,
+    // and the results are read before the `Event` that owns them is dropped.
+    unsafe {
+        let mut groups = [group.as_ptr()];
+        let op = sys::rd_kafka_admin_op_t::RD_KAFKA_ADMIN_OP_DESCRIBECONSUMERGROUPS;
+        let Some(event) = request.send(op, |o, q| {
+            sys::rd_kafka_DescribeConsumerGroups(rk, groups.as_mut_ptr(), 1, o, q)
+        }) else {
+            return answer;
+        };
+        let result = sys::rd_kafka_event_DescribeConsumerGroups_result(event.0);
+        let mut n = 0usize;
+        let descs = sys::rd_kafka_DescribeConsumerGroups_result_groups(result, &mut n);
+        if n == 0 {
+            return answer;
+        }
+        let d = *descs;
+        let mut cnt = 0usize;
+        let ops = sys::rd_kafka_ConsumerGroupDescription_authorized_operations(d, &mut cnt);
+        let error = sys::rd_kafka_ConsumerGroupDescription_error(d);
+        answer.code = (!error.is_null()).then(|| sys::rd_kafka_error_code(error));
+        answer.ops = operations(ops, cnt, error);
+    }
+    answer
 }
 
 /// The operations of one answer: none at all when the broker refused to describe the
