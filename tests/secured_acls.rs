@@ -116,6 +116,32 @@ fn wait_for_acl(kafka: &Kafka, resource: &[&str], want: &str, run: &mut Option<C
     }
 }
 
+/// Waits until `group`'s committed positions on `topic` reach `want`.
+fn wait_for_committed(
+    bootstrap: &str,
+    group: &str,
+    topic: &str,
+    want: &[i64],
+    run: &mut Option<Child>,
+) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let have = common::committed(bootstrap, group, topic, want.len() as i32);
+        if have.iter().zip(want).all(|(h, w)| h >= w) {
+            return;
+        }
+        if Instant::now() > deadline {
+            if let Some(c) = run.take() {
+                kr::signal(&c, "KILL");
+                let r = kr::wait(c, Duration::from_secs(10));
+                eprintln!("kreplicate exit {}: {}", r.code, r.stderr);
+            }
+            panic!("{group} committed {have:?} on {topic} after 120 s, not {want:?}");
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
 /// The client properties of both sides: SCRAM to the source, PLAIN to the target.
 fn sasl_args(source_user: &str, target_user: &str) -> Vec<String> {
     let mut v = Vec::new();
@@ -551,13 +577,8 @@ fn issue_19_a_write_permission_revoked_while_copying_exits_1_with_nothing_commit
     let mut cmd = kr::command(&args);
     cmd.stderr(Stdio::from(fs::File::create(&log).unwrap()));
     let mut child = Some(cmd.spawn().expect("spawn"));
-    kr::wait_for_records(
-        &b.internal(),
-        &topic,
-        200,
-        Duration::from_secs(120),
-        &mut child,
-    );
+    // Gated on the group's committed positions: all 200 records copied and committed.
+    wait_for_committed(&a.bootstrap, &group, &topic, &[100, 100], &mut child);
     acl_command(
         &b,
         "--remove",
