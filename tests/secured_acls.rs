@@ -362,6 +362,7 @@ fn issue_19_sync_acls_copies_topic_acls_renamed_without_write_and_follows_change
     // plan shows what a run would create, and what it leaves out.
     let plan = run(&["plan"], &[]);
     assert_eq!(plan.code, 0, "{plan:?}");
+    eprintln!("plan --sync-acls:\n{}", plan.stdout);
     for want in [
         format!("create: Allow 'User:reader' Read on topic '{copy}' from host '*'"),
         format!("create: Allow 'User:owner' Read on topic '{copy}' from host '*'"),
@@ -421,6 +422,10 @@ fn issue_19_sync_acls_copies_topic_acls_renamed_without_write_and_follows_change
 
     // Kafka's own view of the target: READ kept, WRITE dropped, ALL as READ, DENY kept, the
     // group's ACLs not copied without --sync-group-acls.
+    eprintln!(
+        "kafka-acls --list --topic {copy} on the target:\n{}",
+        acl_command(&b, "--list", &["--topic", &copy])
+    );
     let on_copy = listed(&b, &["--topic", &copy]);
     let mut want = vec![
         entry("banned", "WRITE", "DENY"),
@@ -470,6 +475,7 @@ fn issue_19_sync_acls_copies_topic_acls_renamed_without_write_and_follows_change
     allow(&a, "late", "Read", &t);
     let differs = verify(&[]);
     assert_eq!(differs.code, 1, "{differs:?}");
+    eprintln!("verify --acls:\n{}", differs.stdout);
     assert!(
         differs.stdout.contains(&format!(
             "missing: Allow 'User:late' Read on topic '{copy}' from host '*'"
