@@ -59,7 +59,7 @@ _kreplicate() {
 
     case "${cmd}" in
         kreplicate)
-            opts="-X -q -v -h -V --from --to --topics --exclude --rename --config --flow --from-property --to-property --guarantee --group --trust-group-positions --until-caught-up --refresh-topics --json --start --on-gap --create-topics --config-exclude --sync-configs --max-bytes-per-sec --max-records-per-sec --replication-factor --delivery-timeout --timeout --commit-interval --join-timeout --shard --no-origin-header --sync-groups --sync-groups-interval --txn-max-records --txn-max-bytes --txn-max-time --metrics-addr --metrics-file --metrics-file-interval --quiet --verbose --help --version demo verify plan groups generate help"
+            opts="-X -q -v -h -V --from --to --topics --exclude --rename --config --flow --from-property --to-property --guarantee --group --trust-group-positions --until-caught-up --refresh-topics --json --start --on-gap --create-topics --config-exclude --sync-configs --sync-acls --sync-group-acls --max-bytes-per-sec --max-records-per-sec --replication-factor --delivery-timeout --timeout --commit-interval --join-timeout --shard --no-origin-header --sync-groups --sync-groups-interval --txn-max-records --txn-max-bytes --txn-max-time --metrics-addr --metrics-file --metrics-file-interval --quiet --verbose --help --version demo verify plan groups generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -126,6 +126,10 @@ _kreplicate() {
                     return 0
                     ;;
                 --config-exclude)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sync-group-acls)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -397,7 +401,7 @@ _kreplicate() {
             return 0
             ;;
         kreplicate__subcmd__plan)
-            opts="-X -q -v -h --from --to --topics --exclude --rename --config --flow --from-property --to-property --guarantee --group --trust-group-positions --until-caught-up --refresh-topics --json --start --on-gap --create-topics --config-exclude --sync-configs --max-bytes-per-sec --max-records-per-sec --replication-factor --delivery-timeout --timeout --commit-interval --join-timeout --shard --no-origin-header --sync-groups --sync-groups-interval --txn-max-records --txn-max-bytes --txn-max-time --metrics-addr --metrics-file --metrics-file-interval --quiet --verbose --help"
+            opts="-X -q -v -h --from --to --topics --exclude --rename --config --flow --from-property --to-property --guarantee --group --trust-group-positions --until-caught-up --refresh-topics --json --start --on-gap --create-topics --config-exclude --sync-configs --sync-acls --sync-group-acls --max-bytes-per-sec --max-records-per-sec --replication-factor --delivery-timeout --timeout --commit-interval --join-timeout --shard --no-origin-header --sync-groups --sync-groups-interval --txn-max-records --txn-max-bytes --txn-max-time --metrics-addr --metrics-file --metrics-file-interval --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -464,6 +468,10 @@ _kreplicate() {
                     return 0
                     ;;
                 --config-exclude)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sync-group-acls)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -539,7 +547,7 @@ _kreplicate() {
             return 0
             ;;
         kreplicate__subcmd__verify)
-            opts="-X -h --from --to --topics --exclude --rename --config --flow --from-property --to-property --json --accept-duplicates --configs --config-exclude --timeout --help"
+            opts="-X -h --from --to --topics --exclude --rename --config --flow --from-property --to-property --json --accept-duplicates --configs --acls --config-exclude --timeout --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

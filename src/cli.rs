@@ -184,6 +184,20 @@ pub struct CopyArgs {
     #[arg(long)]
     pub sync_configs: bool,
 
+    /// Create the LITERAL ACLs of the copied topics on their target topics (renamed with
+    /// --rename), as MirrorMaker 2 does: an ALLOW WRITE is never copied (the run is the copies'
+    /// one writer), an ALLOW ALL becomes ALLOW READ, DENY is copied as is. Continuous runs
+    /// follow new ACLs every --refresh-topics; ACLs removed from the source stay on the target.
+    /// Needs DESCRIBE on the source cluster and DESCRIBE and ALTER on the target cluster
+    #[arg(long)]
+    pub sync_acls: bool,
+
+    /// With --sync-acls: also create the LITERAL ACLs of these source consumer groups on the
+    /// same-named target groups (the ones `kreplicate groups` commits to): a comma list, or a
+    /// regex when it starts with '^'
+    #[arg(long, value_name = "LIST|^REGEX")]
+    pub sync_group_acls: Option<String>,
+
     /// Read at most this many key + value bytes per second from the source (e.g. 20MB,
     /// 512KiB); time spent waiting shows as "throttled" [default: no limit]
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
@@ -327,6 +341,12 @@ pub struct VerifyArgs {
     /// (differences are always reported)
     #[arg(long)]
     pub configs: bool,
+
+    /// Also compare the copied topics' ACLs as --sync-acls copies them (renamed; no ALLOW
+    /// WRITE; ALLOW ALL as READ): list those the target lacks and fail (exit 1) when any is
+    /// missing. Needs DESCRIBE on both clusters
+    #[arg(long)]
+    pub acls: bool,
 
     /// Config keys not compared, on top of the built-in exclusions (as for a copy run)
     #[arg(long, value_name = "KEYS", value_delimiter = ',')]

@@ -295,6 +295,8 @@ fn options(guarantee: Guarantee, a_boot: &str, b_boot: &str) -> RunOptions {
         replication_factor: None,
         config_exclude: Vec::new(),
         sync_configs: false,
+        sync_acls: false,
+        sync_group_acls: None,
         max_bytes_per_sec: None,
         max_records_per_sec: None,
         shard: None,

@@ -171,6 +171,10 @@ pub struct RunOptions {
     pub config_exclude: Vec<String>,
     /// `--sync-configs`: set the source's values of copied configs on existing target topics.
     pub sync_configs: bool,
+    /// `--sync-acls`: copy the copied topics' ACLs to the target (MirrorMaker 2's rule).
+    pub sync_acls: bool,
+    /// `--sync-group-acls`: also the ACLs of these source consumer groups.
+    pub sync_group_acls: Option<TopicSelection>,
     /// `--max-bytes-per-sec` and `--max-records-per-sec`: the read side's rate limits.
     pub max_bytes_per_sec: Option<u64>,
     pub max_records_per_sec: Option<u64>,

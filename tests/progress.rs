@@ -1,7 +1,7 @@
 //! The progress display: drawn on a terminal, absent (no escape codes) when piped.
 
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::common::kr::{self, FAST_GROUP};
 use crate::common::{self, Kafka};

@@ -62,6 +62,8 @@ mod provenance;
 mod route_positions;
 /// TLS, SASL, ACLs and secrets (Kafka: own secured clusters, and shared)
 mod secured;
+/// --sync-acls, and permissions refused or revoked (Kafka: own clusters with ACLs)
+mod secured_acls;
 /// rate-limited copies commit in time; a SIGKILL re-copies little (Kafka; tansu twin)
 mod slow_copies;
 /// --sync-groups follows application groups while copying (Kafka: shared)

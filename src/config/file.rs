@@ -253,6 +253,8 @@ pub struct Defaults {
     pub replication_factor: Option<i32>,
     pub config_exclude: Option<Vec<String>>,
     pub sync_configs: Option<bool>,
+    pub sync_acls: Option<bool>,
+    pub sync_group_acls: Option<String>,
     pub max_bytes_per_sec: Option<String>,
     pub max_records_per_sec: Option<u64>,
     pub shard: Option<String>,

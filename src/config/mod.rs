@@ -234,6 +234,16 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
     }
 
     let (max_bytes_per_sec, max_records_per_sec) = rate_limits(args, file)?;
+    let sync_acls = args.sync_acls || d.sync_acls.unwrap_or(false);
+    let sync_group_acls = match args.sync_group_acls.as_ref().or(d.sync_group_acls.as_ref()) {
+        Some(_) if !sync_acls => {
+            return Err(Error::usage(
+                "--sync-group-acls needs --sync-acls: group ACLs are copied along with the topics' ACLs",
+            ))
+        }
+        Some(s) => Some(TopicSelection::parse_flag(s, "--sync-group-acls")?),
+        None => None,
+    };
     let config_exclude = if args.config_exclude.is_empty() {
         d.config_exclude.clone().unwrap_or_default()
     } else {
@@ -268,6 +278,8 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
         replication_factor,
         config_exclude,
         sync_configs: args.sync_configs || d.sync_configs.unwrap_or(false),
+        sync_acls,
+        sync_group_acls,
         max_bytes_per_sec,
         max_records_per_sec,
         shard,

@@ -126,6 +126,14 @@ fn sections() -> Roff {
         &mut r,
         "Refused credentials (a wrong password or user), a broker certificate that ssl.ca.location does not trust, or a security.protocol the listener does not speak: one line naming the cluster, the cause and the setting to check, exit 2, within about a second. Passwords appear in no output, also at -vv with debug=security,broker.",
     );
+    para(
+        &mut r,
+        "Before copying, each cluster says what the run's principal may do; a missing permission (Describe and Read on the source topics, Read on the group, Write and Describe on the target topics, Create where topics are created, DescribeConfigs where configs are compared; with --sync-acls Describe on both clusters and Alter on the target cluster) is refused with exit 2 and the kafka-acls command that grants it. A permission revoked while copying ends the run with exit 1, nothing committed past what the target acknowledged.",
+    );
+    para(
+        &mut r,
+        "--sync-acls creates the copied topics' LITERAL ACLs on their copies, renamed with --rename, under MirrorMaker 2's rule: an ALLOW WRITE is never copied (the run is the copies' one writer), an ALLOW ALL becomes ALLOW READ, DENY is copied as is; PREFIXED ACLs are not copied (named in a warning). --sync-group-acls LIST|^REGEX adds the LITERAL ACLs of those consumer groups, under the same names. Continuous runs create new ACLs every --refresh-topics; an ACL removed from the source stays on the target. Principals the target holds no SCRAM credentials for are named in one warning. plan lists the ACLs a run would create; verify --acls lists those the target lacks (exit 1).",
+    );
     r.control("SH", ["HEADERS"]);
     para(
         &mut r,

@@ -36,6 +36,8 @@ defaults:                             # any flag below may be left off the comma
   replication-factor: 3
   config-exclude: [segment.ms]        # on top of the built-in exclusions
   sync-configs: false
+  sync-acls: false                    # true: copy the copied topics' ACLs (needs an authorizer)
+  sync-group-acls: "^billing"         # these groups' ACLs too (needs sync-acls: true)
   max-bytes-per-sec: 20MB             # no limit when left out
   max-records-per-sec: 50000
   shard: 1/1                          # static shard; without it none/at-least-once join the group

@@ -7,6 +7,7 @@ use serde::Serialize;
 use crate::options::{RunOptions, StartPosition};
 use crate::report::JSON_VERSION;
 use crate::table;
+use crate::topics::acl_sync::AclPlan;
 use crate::topics::configs::{describe, Drift};
 use crate::topics::Inspection;
 
@@ -83,6 +84,8 @@ pub struct Plan {
     pub group: String,
     pub sync_configs: bool,
     pub topics: Vec<TopicPlan>,
+    /// `--sync-acls`: the ACLs a run would create on the target, and those it leaves out.
+    pub acls: Option<AclPlan>,
     pub records_to_copy: i64,
     pub warnings: Vec<String>,
 }
@@ -148,6 +151,7 @@ impl Plan {
             group: opts.group.clone(),
             sync_configs: opts.sync_configs,
             topics,
+            acls: found.acls.clone(),
             records_to_copy,
             warnings,
         }
@@ -223,6 +227,21 @@ impl Plan {
         }
         out.push('\n');
         out.push_str(&table::aligned(&rows, &[]));
+        if let Some(acls) = &self.acls {
+            out.push_str(&format!(
+                "\nACLs to create on the target (--sync-acls): {}\n",
+                acls.missing.len()
+            ));
+            for a in &acls.missing {
+                out.push_str(&format!("  create: {}\n", a.describe()));
+            }
+            for a in &acls.left_out_writes {
+                out.push_str(&format!(
+                    "  not copied (an ALLOW WRITE: the run is the copies' one writer): {}\n",
+                    a.describe()
+                ));
+            }
+        }
         out.push_str(&format!("\nrecords to copy: {}\n", self.records_to_copy));
         if lower_bound {
             out.push_str("(exactly-once resumes after the newest record the target holds: the group's positions are a lower bound)\n");

@@ -81,6 +81,19 @@ pub(crate) fn classify(polled: Option<KafkaResult<BorrowedMessage<'_>>>) -> Poll
     }
 }
 
+/// [`classify`] for a reader that assigns its partitions and never joins nor commits (verify's):
+/// librdkafka still looks up its throwaway group's coordinator, and a broker whose ACLs give
+/// the principal nothing on that group says GROUP_AUTHORIZATION_FAILED, which fetching does
+/// not need.
+pub(crate) fn classify_groupless(polled: Option<KafkaResult<BorrowedMessage<'_>>>) -> Polled<'_> {
+    match polled {
+        Some(Err(KafkaError::MessageConsumption(RDKafkaErrorCode::GroupAuthorizationFailed))) => {
+            Polled::Idle
+        }
+        polled => classify(polled),
+    }
+}
+
 /// Prints transient source errors at most every 30 s.
 #[derive(Default)]
 pub(crate) struct Warner(Option<Instant>);

@@ -24,6 +24,7 @@ pub fn needs(
     guarantee: Guarantee,
     group: &str,
     sync_configs: bool,
+    sync_acls: bool,
     sources: &[String],
     targets: &[(String, bool)],
 ) -> Vec<Need> {
@@ -44,6 +45,12 @@ pub fn needs(
         }
     }
     add(true, Resource::Group(group.to_string()), Op::Read);
+    // --sync-acls: DescribeAcls on both sides, CreateAcls on the target.
+    if sync_acls {
+        add(true, Resource::Cluster, Op::Describe);
+        add(false, Resource::Cluster, Op::Describe);
+        add(false, Resource::Cluster, Op::Alter);
+    }
     for (t, create) in targets {
         let topic = || Resource::Topic(t.clone());
         if *create {
@@ -145,6 +152,7 @@ pub fn refusal_for(opts: &RunOptions, topics: &[TopicCheck]) -> Option<String> {
         opts.guarantee,
         &opts.group,
         opts.sync_configs,
+        opts.sync_acls,
         &sources,
         &targets,
     );
@@ -160,7 +168,12 @@ pub fn refusal_for(opts: &RunOptions, topics: &[TopicCheck]) -> Option<String> {
         let source = ask(&opts.from, "source", sources.clone());
         (source, target.join().unwrap_or_default())
     });
-    refusal(&opts.from, &opts.to, &missing(&needs, &source, &target))
+    // --sync-acls's Describe on each cluster is known from the cluster's authorised operations
+    // only: librdkafka 2.12 drops DescribeAcls' own CLUSTER_AUTHORIZATION_FAILED (the answer
+    // reads as "no ACLs"), so a refused DescribeAcls cannot be told from an empty one.
+    let mut gone = missing(&needs, &source, &target);
+    gone.sort();
+    refusal(&opts.from, &opts.to, &gone)
 }
 
 #[cfg(test)]
@@ -187,7 +200,14 @@ mod tests {
     #[test]
     fn issue_19_a_run_needs_what_it_reads_writes_and_creates() {
         let targets = [("t".into(), false), ("u".into(), true)];
-        let got = needs(Guarantee::ExactlyOnce, "g", false, &["s".into()], &targets);
+        let got = needs(
+            Guarantee::ExactlyOnce,
+            "g",
+            false,
+            false,
+            &["s".into()],
+            &targets,
+        );
         let have: Vec<(bool, Resource, Op)> = got
             .iter()
             .map(|n| (n.source, n.resource.clone(), n.op))
@@ -210,6 +230,7 @@ mod tests {
             Guarantee::AtLeastOnce,
             "g",
             false,
+            false,
             &["s".into()],
             &[("t".into(), false)],
         );
@@ -218,9 +239,51 @@ mod tests {
     }
 
     #[test]
+    fn issue_19_sync_acls_needs_to_describe_both_clusters_and_alter_the_target() {
+        let got = needs(
+            Guarantee::AtLeastOnce,
+            "g",
+            false,
+            true,
+            &["s".into()],
+            &[("t".into(), false)],
+        );
+        let cluster: Vec<(bool, Op)> = got
+            .iter()
+            .filter(|n| n.resource == Resource::Cluster)
+            .map(|n| (n.source, n.op))
+            .collect();
+        assert_eq!(
+            cluster,
+            vec![
+                (false, Op::Alter),
+                (false, Op::Describe),
+                (true, Op::Describe)
+            ]
+        );
+        let to = spec("dr", "k2:9093", &[("sasl.username", "writer")]);
+        let need = Need {
+            source: false,
+            resource: Resource::Cluster,
+            op: Op::Alter,
+        };
+        assert_eq!(
+            grant_line(&need, &to),
+            "kafka-acls --bootstrap-server k2:9093 --add --allow-principal 'User:writer' --operation Alter --cluster"
+        );
+    }
+
+    #[test]
     fn issue_19_only_what_a_broker_denied_is_missing() {
         let targets = [("t".into(), false), ("new".into(), true)];
-        let all = needs(Guarantee::AtLeastOnce, "g", false, &["s".into()], &targets);
+        let all = needs(
+            Guarantee::AtLeastOnce,
+            "g",
+            false,
+            false,
+            &["s".into()],
+            &targets,
+        );
         let ops = |o: &[Op]| o.iter().copied().collect::<BTreeSet<Op>>();
         let mut source = Granted::new();
         source.insert(

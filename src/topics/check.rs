@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::access;
+use super::acl_sync::{self, AclPlan};
 use super::drift::{compare_configs, LaterDrift};
 use super::realise::realise;
 use super::{
@@ -27,6 +28,8 @@ pub struct Inspection {
     pub denied: bool,
     /// What a real run would warn about at start.
     pub warnings: Vec<String>,
+    /// `--sync-acls`: the ACLs a run would create on the target.
+    pub acls: Option<AclPlan>,
     /// False when config drift is left to [`LaterDrift`].
     configs_compared: bool,
     target: Metadata,
@@ -144,6 +147,18 @@ pub fn inspect(opts: &RunOptions) -> Result<Inspection> {
         refusal = access::refusal_for(opts, &topics);
         denied = refusal.is_some();
     }
+    let mut acls = None;
+    if refusal.is_none() && opts.sync_acls {
+        let routes: Vec<Route> = topics.iter().map(|t| t.route.clone()).collect();
+        match acl_sync::plan(opts, &routes) {
+            Ok(plan) => {
+                warnings.extend(plan.warnings());
+                acls = Some(plan);
+            }
+            Err(Error::Usage(why)) => refusal = Some(why),
+            Err(e) => return Err(e),
+        }
+    }
     // Creating and syncing need the configs before copying; drift alone is reported while
     // the copy starts ([`LaterDrift`]): a broker slow to answer must not delay the copy.
     let creating = opts.create_topics && topics.iter().any(|t| t.target_partitions.is_none());
@@ -156,6 +171,7 @@ pub fn inspect(opts: &RunOptions) -> Result<Inspection> {
         refusal,
         denied,
         warnings,
+        acls,
         configs_compared,
         target: target_meta,
         ids,
@@ -235,6 +251,11 @@ pub fn apply(opts: &RunOptions, found: Inspection) -> Result<Applied> {
         false => None,
     };
     let changes = realise(opts, &found.topics, &found.target)?;
+    let (routes, grown) = (found.routes(), found.grown());
+    let mut warnings = found.warnings;
+    if let Some(plan) = &found.acls {
+        warnings.extend(acl_sync::create(opts, plan)?);
+    }
     let later = (!found.configs_compared).then(|| LaterDrift(found.topics.clone()));
     let targets: Vec<&str> = found
         .topics
@@ -253,9 +274,9 @@ pub fn apply(opts: &RunOptions, found: Inspection) -> Result<Applied> {
     });
     Ok(Applied {
         changes,
-        routes: found.routes(),
-        grown: found.grown(),
-        warnings: found.warnings,
+        routes,
+        grown,
+        warnings,
         later,
         stamp,
         index,

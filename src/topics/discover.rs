@@ -9,6 +9,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use super::acl_sync;
 use super::check::own_records;
 use super::drift::compare_configs;
 use super::realise::{add_partitions, realise};
@@ -130,6 +131,43 @@ pub struct Refresh {
 /// up at a later refresh once its target exists). An error ends the run with its own kind:
 /// exit 2 for what a person must fix (a config the target refuses), else exit 1.
 pub fn refresh(
+    opts: &RunOptions,
+    current: &[Route],
+    skipped: &mut BTreeSet<String>,
+) -> Result<Refresh> {
+    let mut out = refresh_topics(opts, current, skipped)?;
+    if opts.sync_acls {
+        out.warnings.extend(follow_acls(opts, &out.routes));
+    }
+    Ok(out)
+}
+
+/// `--sync-acls` in a continuous run: creates what the target lacks now (new ACLs, and those
+/// of new topics). A failure is said and tried again at the next refresh: ACLs never stop
+/// the copy.
+fn follow_acls(opts: &RunOptions, routes: &[Route]) -> Vec<String> {
+    let plan = match acl_sync::plan(opts, routes) {
+        Ok(plan) => plan,
+        Err(e) => {
+            return vec![format!(
+                "--sync-acls skipped: {e} (tried again at the next refresh)"
+            )]
+        }
+    };
+    // Prefixed ACLs were named at start; new principals are named when their ACLs appear.
+    let named = acl_sync::AclPlan {
+        prefixed: Vec::new(),
+        ..plan.clone()
+    };
+    let mut out = named.warnings();
+    match acl_sync::create(opts, &plan) {
+        Ok(note) => out.extend(note),
+        Err(e) => out.push(format!("{e} (tried again at the next refresh)")),
+    }
+    out
+}
+
+fn refresh_topics(
     opts: &RunOptions,
     current: &[Route],
     skipped: &mut BTreeSet<String>,

@@ -11,9 +11,13 @@
 //! * `discover`: looking again while a run copies (`--refresh-topics`);
 //! * `admin`: the admin client and describing topic configs;
 //! * `alter`: IncrementalAlterConfigs through librdkafka's C API;
-//! * `limits`: the smallest `max.message.bytes` of the target topics.
+//! * `limits`: the smallest `max.message.bytes` of the target topics;
+//! * `access` and `authorized`: the permissions a run needs, checked before it starts;
+//! * `acl_sync` and `acls`: `--sync-acls`, copying ACLs to the target.
 
 mod access;
+pub mod acl_sync;
+mod acls;
 mod admin;
 mod alter;
 mod authorized;

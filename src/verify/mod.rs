@@ -94,6 +94,8 @@ struct Options {
     /// `--configs`: config differences count against an exact copy.
     configs: bool,
     config_exclude: Vec<String>,
+    /// `--acls`: ACLs the target lacks count against an exact copy.
+    acls: bool,
 }
 
 fn resolve(args: &VerifyArgs) -> Result<Options> {
@@ -135,6 +137,7 @@ fn resolve(args: &VerifyArgs) -> Result<Options> {
         accept_duplicates: args.accept_duplicates,
         configs: args.configs,
         config_exclude: args.config_exclude.clone(),
+        acls: args.acls,
     })
 }
 
@@ -216,6 +219,18 @@ fn verify(opts: &Options) -> Result<Report> {
     );
     let mut report = Report::new(&opts.from.name, &opts.to.name, opts.accept_duplicates, rows);
     report.add_configs(configs, opts.configs);
+    if opts.acls {
+        let copied: Vec<topics::Route> = routes
+            .iter()
+            .map(|r| topics::Route {
+                source: r.source.clone(),
+                target: r.target.clone(),
+                partitions: r.source_partitions,
+            })
+            .collect();
+        let found = topics::acl_sync::compare(&opts.from, &opts.to, &copied, None, opts.timeout)?;
+        report.add_acls(found.missing);
+    }
     Ok(report)
 }
 

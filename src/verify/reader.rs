@@ -15,7 +15,7 @@ use super::Route;
 use crate::error::{Error, Result};
 use crate::kafka;
 use crate::options::ClusterSpec;
-use crate::source::{classify, Polled};
+use crate::source::{classify_groupless, Polled};
 
 /// Reads one partition at a time of one cluster, as fingerprints, from the beginning to the
 /// end marked by partition-EOF. Assign only: its throwaway `group.id` is never joined and
@@ -96,7 +96,7 @@ impl Reader {
         let mut deadline: Option<Instant> = None;
         let mut last_error: Option<String> = None;
         loop {
-            match classify(self.consumer.poll(Duration::from_millis(100))) {
+            match classify_groupless(self.consumer.poll(Duration::from_millis(100))) {
                 Polled::Record(m) => {
                     if m.partition() != self.partition || m.topic() != self.topic {
                         continue;

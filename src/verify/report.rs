@@ -8,6 +8,7 @@ use super::compare::{Example, MAX_EXAMPLES};
 use super::configs::Configs;
 use super::fingerprint::{Digest, Fingerprint};
 use crate::table;
+use crate::topics::acl_sync::Acl;
 use crate::topics::TopicDrift;
 
 /// First and last offset of the records read from a partition.
@@ -126,6 +127,8 @@ pub struct Report {
     pub partitions: Vec<PartitionReport>,
     /// Copied topic configs that differ (see `configs`).
     pub configs: Configs,
+    /// `--acls`: the copies of the source topics' ACLs the target lacks (null without it).
+    pub acls_missing: Option<Vec<Acl>>,
 }
 
 impl Report {
@@ -190,6 +193,7 @@ impl Report {
             totals: t,
             partitions,
             configs: Configs::default(),
+            acls_missing: None,
         }
     }
 
@@ -270,6 +274,15 @@ impl Report {
             out.push_str(&problems);
         }
         out.push_str(&self.configs.human());
+        if let Some(missing) = &self.acls_missing {
+            out.push_str(&format!(
+                "\nACLs the target lacks (as --sync-acls copies them): {}\n",
+                missing.len()
+            ));
+            for a in missing {
+                out.push_str(&format!("  missing: {}\n", a.describe()));
+            }
+        }
         out.push('\n');
         out.push_str(&self.verdict);
         out.push('\n');
@@ -278,6 +291,20 @@ impl Report {
 }
 
 impl Report {
+    /// Adds the ACLs the target lacks (`--acls`): any makes the copy inexact.
+    pub(super) fn add_acls(&mut self, missing: Vec<Acl>) {
+        if !missing.is_empty() {
+            let what = format!("{} ACLs missing on the target", missing.len());
+            if self.exact {
+                self.verdict = format!("DIFF: the records match, but {what}");
+            } else {
+                self.verdict.push_str(&format!("; {what}"));
+            }
+            self.exact = false;
+        }
+        self.acls_missing = Some(missing);
+    }
+
     /// Adds the config comparison; with `counted` (`--configs`) differences make the copy
     /// inexact.
     pub(super) fn add_configs(

@@ -1,0 +1,646 @@
+//! ACLs on secured clusters (issue 19): `--sync-acls` copies the copied topics' ACLs (and the
+//! named groups') under MirrorMaker 2's rule, checked with Kafka's own AclCommand through each
+//! broker's PLAINTEXT listener; a permission revoked while a run copies ends it with exit 1
+//! and nothing committed past what the target holds. No output of any run shows a password.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::kr::{self, Run};
+use crate::common::{self, unique, Kafka};
+
+const SOURCE_PASSWORD: &str = "src-Acl-Pw-7c1e";
+const TARGET_PASSWORD: &str = "dst-Acl-Pw-2b9d";
+const ADMIN_PASSWORD: &str = "adm-Acl-Pw-55f0";
+
+/// No output of a run, nor its metrics file, holds a password.
+fn assert_no_secret(run: &Run, metrics: Option<&Path>) {
+    let metrics = metrics.map(|m| fs::read_to_string(m).expect("the metrics file"));
+    if let Some(m) = &metrics {
+        assert!(m.contains("run_info"), "no metrics: {m}");
+    }
+    for secret in [SOURCE_PASSWORD, TARGET_PASSWORD, ADMIN_PASSWORD] {
+        for (name, out) in [("stdout", &run.stdout), ("stderr", &run.stderr)] {
+            assert!(!out.contains(secret), "{name} shows a password: {out}");
+        }
+        if let Some(m) = &metrics {
+            assert!(!m.contains(secret), "the metrics show a password: {m}");
+        }
+    }
+}
+
+/// A secured cluster of the test's own: SASL_PLAINTEXT with the StandardAuthorizer, `admin`
+/// its super user, `user` the run's principal, `others` more SCRAM users.
+fn secured(name: &str, user: &str, password: &str, others: &[&str]) -> Kafka {
+    let admin = format!("admin:{ADMIN_PASSWORD}");
+    let run_user = format!("{user}:{password}");
+    let others: Vec<String> = others.iter().map(|u| format!("{u}:other-pw")).collect();
+    let mut args = vec![
+        "--protocol",
+        "SASL_PLAINTEXT",
+        "--user",
+        &admin,
+        "--user",
+        &run_user,
+    ];
+    for o in &others {
+        args.extend_from_slice(&["--user", o]);
+    }
+    args.push("--acl");
+    Kafka::start_with(name, &args)
+}
+
+/// Kafka's AclCommand on a cluster's PLAINTEXT listener (its super user).
+fn acl_command(kafka: &Kafka, action: &str, args: &[&str]) -> String {
+    let internal = kafka.internal();
+    let mut argv = vec!["--bootstrap-server", internal.as_str(), action];
+    if action == "--remove" {
+        argv.push("--force");
+    }
+    argv.extend_from_slice(args);
+    common::kafka_tool("org.apache.kafka.tools.AclCommand", &argv)
+}
+
+fn allow(kafka: &Kafka, principal: &str, op: &str, resource: &[&str]) {
+    allow_ops(kafka, principal, &[op], resource);
+}
+
+/// One AclCommand for several operations (each one a JVM start).
+fn allow_ops(kafka: &Kafka, principal: &str, ops: &[&str], resource: &[&str]) {
+    let principal = format!("User:{principal}");
+    let mut args = vec!["--allow-principal", principal.as_str()];
+    for op in ops {
+        args.extend_from_slice(&["--operation", op]);
+    }
+    args.extend_from_slice(resource);
+    acl_command(kafka, "--add", &args);
+}
+
+/// The ACL lines AclCommand lists for one resource, e.g.
+/// `(principal=User:alice, host=*, operation=READ, permissionType=ALLOW)`.
+fn listed(kafka: &Kafka, resource: &[&str]) -> Vec<String> {
+    let out = acl_command(kafka, "--list", resource);
+    let mut lines: Vec<String> = out
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("(principal="))
+        .map(String::from)
+        .collect();
+    lines.sort();
+    lines
+}
+
+fn entry(principal: &str, op: &str, permission: &str) -> String {
+    format!("(principal=User:{principal}, host=*, operation={op}, permissionType={permission})")
+}
+
+/// Waits until AclCommand lists `want` for `resource` on `kafka`.
+fn wait_for_acl(kafka: &Kafka, resource: &[&str], want: &str, run: &mut Option<Child>) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let have = listed(kafka, resource);
+        if have.iter().any(|l| l == want) {
+            return;
+        }
+        if Instant::now() > deadline {
+            if let Some(c) = run.take() {
+                kr::signal(&c, "KILL");
+                let r = kr::wait(c, Duration::from_secs(10));
+                eprintln!("kreplicate exit {}: {}", r.code, r.stderr);
+            }
+            panic!("{want} not on {resource:?} after 60 s: {have:?}");
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    }
+}
+
+/// Waits until `group`'s committed positions on `topic` reach `want`.
+fn wait_for_committed(
+    bootstrap: &str,
+    group: &str,
+    topic: &str,
+    want: &[i64],
+    run: &mut Option<Child>,
+) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let have = common::committed(bootstrap, group, topic, want.len() as i32);
+        if have.iter().zip(want).all(|(h, w)| h >= w) {
+            return;
+        }
+        if Instant::now() > deadline {
+            if let Some(c) = run.take() {
+                kr::signal(&c, "KILL");
+                let r = kr::wait(c, Duration::from_secs(10));
+                eprintln!("kreplicate exit {}: {}", r.code, r.stderr);
+            }
+            panic!("{group} committed {have:?} on {topic} after 120 s, not {want:?}");
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// The client properties of both sides: SCRAM to the source, PLAIN to the target.
+fn sasl_args(source_user: &str, target_user: &str) -> Vec<String> {
+    let mut v = Vec::new();
+    for (flag, user, password, mechanism) in [
+        ("-X", source_user, SOURCE_PASSWORD, "SCRAM-SHA-512"),
+        ("--to-property", target_user, TARGET_PASSWORD, "PLAIN"),
+    ] {
+        for p in [
+            "security.protocol=SASL_PLAINTEXT".to_string(),
+            format!("sasl.mechanism={mechanism}"),
+            format!("sasl.username={user}"),
+            format!("sasl.password={password}"),
+        ] {
+            v.push(flag.to_string());
+            v.push(p);
+        }
+    }
+    v
+}
+
+fn run_in(dir: &Path, args: &[&str]) -> Run {
+    let log = dir.join(format!("stderr-{}.log", unique("run")));
+    let mut cmd = kr::command(args);
+    cmd.stderr(Stdio::from(fs::File::create(&log).expect("stderr file")));
+    eprintln!("running kreplicate {}", args.join(" "));
+    let mut run = kr::wait(cmd.spawn().expect("spawn"), Duration::from_secs(120));
+    run.stderr = fs::read_to_string(&log).expect("stderr");
+    run
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = common::scratch_dir().join(unique(name));
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The source principal may copy the topic and use its group (which does not exist yet: a
+/// first run), but not describe the source cluster, which `--sync-acls` needs to read its
+/// ACLs: the refusal is the one `kafka-acls` line that grants it, for that cluster and that
+/// principal. The broker answers a group that does not exist yet with GROUP_ID_NOT_FOUND and
+/// no operations; the check once took that for a broker that checks nothing, and refused
+/// nothing on the source (the copy then read no ACLs, without a word).
+#[test]
+fn issue_19_sync_acls_refusal_names_the_source_principals_missing_cluster_describe() {
+    let a = secured("acl-describe", "replicator", SOURCE_PASSWORD, &[]);
+    let b = Kafka::shared("b");
+    let dir = scratch("acl-describe");
+    let topic = unique("described");
+    let group = unique("g");
+    common::create_topic(&a.internal(), &topic, 2);
+    common::produce(&a.internal(), &topic, &kr::records(20, 2, "acl"));
+    allow_ops(
+        &a,
+        "replicator",
+        &["Read", "Describe", "DescribeConfigs"],
+        &["--topic", &topic],
+    );
+    allow(&a, "replicator", "Read", &["--group", &group]);
+    let copy = format!("dr.{topic}");
+    let sasl = [
+        "-X".to_string(),
+        "security.protocol=SASL_PLAINTEXT".into(),
+        "-X".into(),
+        "sasl.mechanism=SCRAM-SHA-512".into(),
+        "-X".into(),
+        "sasl.username=replicator".into(),
+        "-X".into(),
+        format!("sasl.password={SOURCE_PASSWORD}"),
+    ];
+    let mut extra: Vec<&str> = vec!["--rename", "dr.{topic}", "--create-topics", "--sync-acls"];
+    extra.extend(sasl.iter().map(String::as_str));
+    let run = |sub: &[&str]| {
+        let mut args = sub.to_vec();
+        args.extend(kr::caught_up_args(
+            &a.bootstrap,
+            &b.bootstrap,
+            &topic,
+            &group,
+            "at-least-once",
+            &extra,
+        ));
+        let run = run_in(&dir, &args);
+        assert_no_secret(&run, None);
+        run
+    };
+    let want = format!(
+        "the run lacks 1 permission (ACLs): on the source cluster '{0}': kafka-acls --bootstrap-server {0} --add --allow-principal 'User:replicator' --operation Describe --cluster",
+        a.bootstrap
+    );
+    let refused = run(&[]);
+    assert_eq!(refused.code, 2, "{refused:?}");
+    assert_eq!(
+        refused.stderr.trim(),
+        format!("kreplicate: error: {want}"),
+        "{}",
+        refused.stderr
+    );
+    let plan = run(&["plan"]);
+    assert_eq!(plan.code, 2, "{plan:?}");
+    assert_eq!(plan.json()["refusal"], want.as_str(), "{}", plan.stdout);
+    // Nothing written, nothing committed.
+    assert!(!kr::topics(&b.bootstrap).contains(&copy));
+    assert_eq!(
+        common::committed(&a.internal(), &group, &topic, 2),
+        vec![-1, -1]
+    );
+}
+
+#[test]
+fn issue_19_sync_acls_copies_topic_acls_renamed_without_write_and_follows_changes() {
+    let a = secured("acl-src", "replicator", SOURCE_PASSWORD, &[]);
+    let b = secured("acl-dst", "writer", TARGET_PASSWORD, &["reader", "owner"]);
+    let dir = scratch("sync-acls");
+    let topic = unique("orders");
+    let copy = format!("dr.{topic}");
+    let group = unique("g");
+    let app = unique("app");
+    common::create_topic(&a.internal(), &topic, 2);
+    common::produce(&a.internal(), &topic, &kr::records(80, 2, "acl"));
+
+    // What the source's users may do on the topic, and one group's ACL.
+    let t = ["--topic", topic.as_str()];
+    allow(&a, "reader", "Read", &t);
+    allow(&a, "producer", "Write", &t);
+    allow(&a, "owner", "All", &t);
+    allow(&a, "ghost", "Describe", &t);
+    acl_command(
+        &a,
+        "--add",
+        &[
+            "--deny-principal",
+            "User:banned",
+            "--operation",
+            "Write",
+            "--topic",
+            &topic,
+        ],
+    );
+    allow(&a, "reader", "Read", &["--group", &app]);
+    // A prefixed ACL covering the topic is not copied (it cannot follow --rename).
+    allow(
+        &a,
+        "reader",
+        "Describe",
+        &[
+            "--topic",
+            &topic[..6],
+            "--resource-pattern-type",
+            "prefixed",
+        ],
+    );
+    // The run's principals: all it needs to copy, but not yet what --sync-acls needs.
+    allow_ops(
+        &a,
+        "replicator",
+        &["Read", "Describe", "DescribeConfigs"],
+        &t,
+    );
+    allow(&a, "replicator", "Read", &["--group", &group]);
+    allow(&b, "writer", "All", &["--topic", "*"]);
+    allow(&b, "writer", "Describe", &["--cluster"]);
+
+    let sasl = sasl_args("replicator", "writer");
+    let mut flags: Vec<&str> = vec![
+        "--from",
+        &a.bootstrap,
+        "--to",
+        &b.bootstrap,
+        "--topics",
+        &topic,
+        "--group",
+        &group,
+        "--rename",
+        "dr.{topic}",
+        "--create-topics",
+        "--sync-acls",
+    ];
+    flags.extend(sasl.iter().map(String::as_str));
+    let run = |sub: &[&str], extra: &[&str]| {
+        let mut args = sub.to_vec();
+        args.extend_from_slice(&flags);
+        args.extend_from_slice(extra);
+        let run = run_in(&dir, &args);
+        assert_no_secret(&run, None);
+        run
+    };
+
+    // Without DESCRIBE on the source cluster and ALTER on the target cluster: refused at once,
+    // as the ACLs to add; nothing written.
+    let refused = run(&[], &["--until-caught-up", "--json"]);
+    assert_eq!(refused.code, 2, "{refused:?}");
+    let line = |side: &str, k: &Kafka, user: &str, op: &str| {
+        format!(
+            "on the {side} cluster '{}': kafka-acls --bootstrap-server {} --add --allow-principal 'User:{user}' --operation {op} --cluster",
+            k.bootstrap, k.bootstrap
+        )
+    };
+    assert_eq!(
+        refused.stderr.trim().lines().count(),
+        1,
+        "{}",
+        refused.stderr
+    );
+    assert!(
+        refused
+            .stderr
+            .contains(&line("source", &a, "replicator", "Describe"))
+            && refused
+                .stderr
+                .contains(&line("target", &b, "writer", "Alter")),
+        "{}",
+        refused.stderr
+    );
+    assert!(!kr::topics(&b.internal()).contains(&copy));
+    allow(&a, "replicator", "Describe", &["--cluster"]);
+    allow(&b, "writer", "Alter", &["--cluster"]);
+
+    // plan shows what a run would create, and what it leaves out.
+    let plan = run(&["plan"], &[]);
+    assert_eq!(plan.code, 0, "{plan:?}");
+    eprintln!("plan --sync-acls:\n{}", plan.stdout);
+    for want in [
+        format!("create: Allow 'User:reader' Read on topic '{copy}' from host '*'"),
+        format!("create: Allow 'User:owner' Read on topic '{copy}' from host '*'"),
+        format!("create: Deny 'User:banned' Write on topic '{copy}' from host '*'"),
+        format!("not copied (an ALLOW WRITE: the run is the copies' one writer): Allow 'User:producer' Write on topic '{topic}' from host '*'"),
+    ] {
+        assert!(plan.stdout.contains(&want), "plan lacks {want}:\n{}", plan.stdout);
+    }
+    let plan = run(&["plan"], &["--json"]);
+    assert_eq!(plan.code, 0, "{plan:?}");
+    // reader, owner (All as Read), ghost, banned, and the replicator's own three.
+    assert_eq!(
+        plan.json()["acls"]["missing"].as_array().unwrap().len(),
+        7,
+        "{}",
+        plan.stdout
+    );
+    assert!(listed(&b, &["--topic", &copy]).is_empty());
+
+    let metrics = dir.join("metrics.prom");
+    let metrics_arg = metrics.to_str().unwrap();
+    let copied = run(
+        &[],
+        &[
+            "--until-caught-up",
+            "--json",
+            "-vv",
+            "-X",
+            "debug=security,broker",
+            "--metrics-file",
+            metrics_arg,
+        ],
+    );
+    assert_eq!(copied.code, 0, "{}", copied.stderr);
+    assert_no_secret(&copied, Some(&metrics));
+    assert!(
+        copied.stderr.contains("SCRAM-SHA-512"),
+        "no SASL debug lines"
+    );
+    assert_eq!(copied.json()["records"], 80);
+    kr::assert_complete(&a.internal(), &b.internal(), &topic, &copy, 2);
+    // The principals the target has no SCRAM credentials for are named, once.
+    let warning: Vec<&str> = copied
+        .stderr
+        .lines()
+        .filter(|l| l.contains("holds no SCRAM credentials for"))
+        .collect();
+    assert_eq!(warning.len(), 1, "{}", copied.stderr);
+    assert!(
+        warning[0].contains("User:ghost")
+            && warning[0].contains("User:replicator")
+            && !warning[0].contains("User:reader"),
+        "{}",
+        warning[0]
+    );
+    assert!(copied.stderr.contains("PREFIXED"), "{}", copied.stderr);
+
+    // Kafka's own view of the target: READ kept, WRITE dropped, ALL as READ, DENY kept, the
+    // group's ACLs not copied without --sync-group-acls.
+    eprintln!(
+        "kafka-acls --list --topic {copy} on the target:\n{}",
+        acl_command(&b, "--list", &["--topic", &copy])
+    );
+    let on_copy = listed(&b, &["--topic", &copy]);
+    let mut want = vec![
+        entry("banned", "WRITE", "DENY"),
+        entry("ghost", "DESCRIBE", "ALLOW"),
+        entry("owner", "READ", "ALLOW"),
+        entry("reader", "READ", "ALLOW"),
+        entry("replicator", "DESCRIBE", "ALLOW"),
+        entry("replicator", "DESCRIBE_CONFIGS", "ALLOW"),
+        entry("replicator", "READ", "ALLOW"),
+    ];
+    want.sort();
+    assert_eq!(on_copy, want);
+    assert!(listed(&b, &["--group", &app]).is_empty());
+    assert!(listed(&b, &["--topic", &topic]).is_empty());
+
+    // verify --acls: nothing missing; then a new source ACL shows as missing (exit 1).
+    let verify_flags = |extra: &[&str]| -> Vec<String> {
+        let mut v: Vec<String> = [
+            "verify",
+            "--from",
+            &a.bootstrap,
+            "--to",
+            &b.bootstrap,
+            "--topics",
+            &topic,
+            "--rename",
+            "dr.{topic}",
+            "--acls",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        v.extend(sasl.iter().cloned());
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+    let verify = |extra: &[&str]| {
+        let v = verify_flags(extra);
+        let args: Vec<&str> = v.iter().map(String::as_str).collect();
+        let run = run_in(&dir, &args);
+        assert_no_secret(&run, None);
+        run
+    };
+    let same = verify(&["--json"]);
+    assert_eq!(same.code, 0, "{same:?}");
+    assert_eq!(same.json()["acls_missing"].as_array().unwrap().len(), 0);
+    allow(&a, "late", "Read", &t);
+    let differs = verify(&[]);
+    assert_eq!(differs.code, 1, "{differs:?}");
+    eprintln!("verify --acls:\n{}", differs.stdout);
+    assert!(
+        differs.stdout.contains(&format!(
+            "missing: Allow 'User:late' Read on topic '{copy}' from host '*'"
+        )) && differs.stdout.contains("1 ACLs missing on the target"),
+        "{}",
+        differs.stdout
+    );
+
+    // A continuous run with the group's ACLs opted in: they are created at start, and an ACL
+    // added to the source while it runs follows within --refresh-topics.
+    let mut args: Vec<&str> = flags.clone();
+    args.extend_from_slice(&[
+        "--sync-group-acls",
+        &app,
+        "--refresh-topics",
+        "1s",
+        "--json",
+        "--metrics-file",
+        metrics_arg,
+    ]);
+    args.extend_from_slice(&kr::FAST_GROUP);
+    let log = dir.join("continuous.log");
+    let mut cmd = kr::command(&args);
+    cmd.stderr(Stdio::from(fs::File::create(&log).unwrap()));
+    let mut child = Some(cmd.spawn().expect("spawn"));
+    wait_for_acl(
+        &b,
+        &["--group", &app],
+        &entry("reader", "READ", "ALLOW"),
+        &mut child,
+    );
+    wait_for_acl(
+        &b,
+        &["--topic", &copy],
+        &entry("late", "READ", "ALLOW"),
+        &mut child,
+    );
+    allow(&a, "later", "All", &t);
+    wait_for_acl(
+        &b,
+        &["--topic", &copy],
+        &entry("later", "READ", "ALLOW"),
+        &mut child,
+    );
+    let mut stopped = kr::stop(&mut child);
+    stopped.stderr = fs::read_to_string(&log).unwrap();
+    assert_no_secret(&stopped, Some(&metrics));
+    assert!(
+        stopped.stderr.contains("--sync-acls created"),
+        "{}",
+        stopped.stderr
+    );
+    // The run's own group is no named group: its ACL stays on the source.
+    assert!(listed(&b, &["--group", &group]).is_empty());
+    let same = verify(&[]);
+    assert_eq!(same.code, 0, "{same:?}");
+}
+
+#[test]
+fn issue_19_a_write_permission_revoked_while_copying_exits_1_with_nothing_committed_past_the_target(
+) {
+    let a = Kafka::shared("a");
+    let b = secured("revoke", "writer", TARGET_PASSWORD, &[]);
+    let dir = scratch("revoke");
+    let topic = unique("revoked");
+    let group = unique("g");
+    common::create_topic(&a.bootstrap, &topic, 2);
+    common::create_topic(&b.internal(), &topic, 2);
+    let t = ["--topic", topic.as_str()];
+    allow_ops(&b, "writer", &["Write", "Describe"], &t);
+    allow(&b, "writer", "All", &["--topic", "__kreplicate.index"]);
+    let target = [
+        "--to-property".to_string(),
+        "security.protocol=SASL_PLAINTEXT".into(),
+        "--to-property".into(),
+        "sasl.mechanism=PLAIN".into(),
+        "--to-property".into(),
+        "sasl.username=writer".into(),
+        "--to-property".into(),
+        format!("sasl.password={TARGET_PASSWORD}"),
+    ];
+    let metrics = dir.join("metrics.prom");
+    let mut args: Vec<&str> = vec![
+        "--from",
+        &a.bootstrap,
+        "--to",
+        &b.bootstrap,
+        "--topics",
+        &topic,
+        "--group",
+        &group,
+        "--commit-interval",
+        "200ms",
+        "--json",
+        "--metrics-file",
+        metrics.to_str().unwrap(),
+    ];
+    args.extend(target.iter().map(String::as_str));
+    args.extend_from_slice(&kr::FAST_GROUP);
+
+    // Records copied while allowed, then the permission revoked under the running copy, then
+    // more records, which the target refuses.
+    common::produce(&a.bootstrap, &topic, &kr::records(200, 2, "before"));
+    let log = dir.join("copy.log");
+    let mut cmd = kr::command(&args);
+    cmd.stderr(Stdio::from(fs::File::create(&log).unwrap()));
+    let mut child = Some(cmd.spawn().expect("spawn"));
+    // Gated on the group's committed positions: all 200 records copied and committed.
+    wait_for_committed(&a.bootstrap, &group, &topic, &[100, 100], &mut child);
+    acl_command(
+        &b,
+        "--remove",
+        &[
+            "--allow-principal",
+            "User:writer",
+            "--operation",
+            "Write",
+            "--topic",
+            &topic,
+        ],
+    );
+    common::produce(&a.bootstrap, &topic, &kr::records(100, 2, "after"));
+    let revoked = Instant::now();
+    let mut run = kr::wait(child.take().unwrap(), Duration::from_secs(120));
+    let took = revoked.elapsed();
+    run.stderr = fs::read_to_string(&log).unwrap();
+    eprintln!("exited {} after {took:?}: {}", run.code, run.stderr);
+    assert_no_secret(&run, Some(&metrics));
+    // Exit 1, not 2: the same command succeeds once the permission is back.
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stderr.to_lowercase().contains("authoriz"),
+        "the error says why: {}",
+        run.stderr
+    );
+    // Nothing committed past what the target holds.
+    let committed =
+        kr::assert_committed_is_covered(&a.bootstrap, &b.internal(), &group, &topic, &topic, 2);
+    assert!(
+        committed.iter().all(|c| *c >= 100),
+        "the records before: {committed:?}"
+    );
+
+    // The permission restored: a rerun copies the rest.
+    allow(&b, "writer", "Write", &t);
+    let mut rerun_args: Vec<&str> = vec![
+        "--from",
+        &a.bootstrap,
+        "--to",
+        &b.bootstrap,
+        "--topics",
+        &topic,
+        "--group",
+        &group,
+        "--until-caught-up",
+        "--json",
+        "-vv",
+        "--to-property",
+        "debug=security,broker",
+    ];
+    rerun_args.extend(target.iter().map(String::as_str));
+    rerun_args.extend_from_slice(&kr::FAST_GROUP);
+    let rerun = run_in(&dir, &rerun_args);
+    assert_no_secret(&rerun, None);
+    assert_eq!(rerun.code, 0, "{}", rerun.stderr);
+    assert!(rerun.stderr.contains("PLAIN"), "no SASL debug lines");
+    kr::assert_complete(&a.bootstrap, &b.internal(), &topic, &topic, 2);
+}
