@@ -632,15 +632,25 @@ fn issue_19_a_write_permission_revoked_while_copying_exits_1_with_nothing_commit
         &group,
         "--until-caught-up",
         "--json",
+        "--timeout",
+        "120s",
         "-vv",
         "--to-property",
         "debug=security,broker",
     ];
     rerun_args.extend(target.iter().map(String::as_str));
     rerun_args.extend_from_slice(&kr::FAST_GROUP);
+    let started = Instant::now();
     let rerun = run_in(&dir, &rerun_args);
+    let took = started.elapsed();
     assert_no_secret(&rerun, None);
     assert_eq!(rerun.code, 0, "{}", rerun.stderr);
+    // The writer may not read the target topic (at-least-once needs no Read there): the start
+    // used to poll it for the whole --timeout before copying.
+    assert!(
+        took < Duration::from_secs(60),
+        "the rerun took {took:?}: it waited out --timeout 120s on a target it may not read"
+    );
     assert!(rerun.stderr.contains("PLAIN"), "no SASL debug lines");
     kr::assert_complete(&a.bootstrap, &b.internal(), &topic, &topic, 2);
 }

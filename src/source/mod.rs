@@ -278,7 +278,7 @@ pub(crate) fn gap_message<C: ConsumerContext>(
 /// Each partition's (low, high) watermarks from a Fetch response, never ListOffsets LATEST
 /// (which tansu gets wrong): the partitions are assigned at `start` and polled until each
 /// answered or `timeout` passed; records read on the way are dropped. A partition that did
-/// not answer in time is missing from the map.
+/// not answer in time, or that the reader may not read, is missing from the map.
 pub(crate) fn fetched_bounds<C: ConsumerContext>(
     consumer: &BaseConsumer<C>,
     start: &TopicPartitionList,
@@ -294,14 +294,24 @@ pub(crate) fn fetched_bounds<C: ConsumerContext>(
     let mut out = std::collections::HashMap::new();
     let deadline = Instant::now() + timeout;
     while !pending.is_empty() && Instant::now() < deadline {
-        if let Polled::Record(m) = classify(consumer.poll(Duration::from_millis(100))) {
-            // Keep the poll cheap: only the partition that answered is looked at.
-            let key = (m.topic().to_string(), m.partition());
-            if let Some(b) = cached_watermarks(consumer, &key.0, key.1) {
-                pending.retain(|k| *k != key);
-                out.insert(key, b);
+        match classify_groupless(consumer.poll(Duration::from_millis(100))) {
+            Polled::Record(m) => {
+                // Keep the poll cheap: only the partition that answered is looked at.
+                let key = (m.topic().to_string(), m.partition());
+                if let Some(b) = cached_watermarks(consumer, &key.0, key.1) {
+                    pending.retain(|k| *k != key);
+                    out.insert(key, b);
+                }
+                continue;
             }
-            continue;
+            // A partition this principal may not read (at-least-once needs no Read on the
+            // target) or that is gone: no fetch will answer it, and the error does not say
+            // which partition it is. What is known so far is all there is.
+            Polled::Fatal(e) => {
+                log::info!("stopped reading partition bounds: {e}");
+                break;
+            }
+            _ => {}
         }
         // A partition-EOF names only the partition: check every one still pending.
         pending.retain(|(t, p)| match cached_watermarks(consumer, t, *p) {
