@@ -101,7 +101,7 @@ for m in "${MODE_LIST[@]}"; do
         none* | at-least-once* | exactly-once*)
             rest="${m#*+}"; [ "$rest" != "$m" ] || rest=""
             for f in ${rest//+/ }; do
-                case "$f" in shard | bare | 848) ;; *) echo "bench: unknown mode '$m' (suffixes: +shard +bare +848)" >&2; exit 2 ;; esac
+                case "$f" in shard | bare | 848 | before) ;; *) echo "bench: unknown mode '$m' (suffixes: +shard +bare +848 +before)" >&2; exit 2 ;; esac
             done
             case "${m%%+*}" in none | at-least-once | exactly-once) ;; *) echo "bench: unknown mode '$m'" >&2; exit 2 ;; esac ;;
         *) echo "bench: unknown mode '$m'" >&2; exit 2 ;;

@@ -263,13 +263,13 @@ uuid() {
 }
 
 # Formats DIR/data as cluster ID. The format tool is a JVM start of its own (about 5 CPU
-# seconds), so its output is kept per Kafka version and user set (what it writes besides the ids:
-# the metadata version and the SCRAM credentials) and copied with fresh ids, as a format would.
+# seconds), so its output is kept per Kafka version, user set and --set lines (what it writes
+# besides the ids: the metadata version and the SCRAM credentials) and copied with fresh ids.
 format() {
     local dir="$1" id="$2"
     shift 2
     local key tpl
-    key=$(printf '%s\n' "$LIBS" "$@" | sha256sum | cut -c1-16)
+    key=$(printf '%s\n' "$LIBS" "$@" "${SETS[@]}" | sha256sum | cut -c1-16)
     tpl="$HOME_DIR/.formatted-$key"
     if [ ! -f "$tpl/meta.properties" ]; then
         java -Xmx256m -XX:TieredStopAtLevel=1 -Dlog4j2.configurationFile="$dir/log4j2.properties" -cp "$LIBS/*" \
