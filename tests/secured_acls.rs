@@ -96,24 +96,34 @@ fn entry(principal: &str, op: &str, permission: &str) -> String {
     format!("(principal=User:{principal}, host=*, operation={op}, permissionType={permission})")
 }
 
-/// Waits until AclCommand lists `want` for `resource` on `kafka`.
-fn wait_for_acl(kafka: &Kafka, resource: &[&str], want: &str, run: &mut Option<Child>) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let have = listed(kafka, resource);
-        if have.iter().any(|l| l == want) {
-            return;
-        }
+/// Waits until `done` says nothing is missing (`None`); after `limit` the run is killed and its
+/// stderr printed, then the test fails with what was missing.
+fn wait_or_kill(
+    limit: Duration,
+    run: &mut Option<Child>,
+    mut done: impl FnMut() -> Option<String>,
+) {
+    let deadline = Instant::now() + limit;
+    while let Some(missing) = done() {
         if Instant::now() > deadline {
             if let Some(c) = run.take() {
                 kr::signal(&c, "KILL");
                 let r = kr::wait(c, Duration::from_secs(10));
                 eprintln!("kreplicate exit {}: {}", r.code, r.stderr);
             }
-            panic!("{want} not on {resource:?} after 60 s: {have:?}");
+            panic!("{missing} after {limit:?}");
         }
-        std::thread::sleep(Duration::from_millis(300));
+        std::thread::sleep(Duration::from_millis(200));
     }
+}
+
+/// Waits until AclCommand lists `want` for `resource` on `kafka`.
+fn wait_for_acl(kafka: &Kafka, resource: &[&str], want: &str, run: &mut Option<Child>) {
+    wait_or_kill(Duration::from_secs(60), run, || {
+        let have = listed(kafka, resource);
+        let found = have.iter().any(|l| l == want);
+        (!found).then(|| format!("{want} not on {resource:?}: {have:?}"))
+    });
 }
 
 /// Waits until `group`'s committed positions on `topic` reach `want`.
@@ -124,22 +134,11 @@ fn wait_for_committed(
     want: &[i64],
     run: &mut Option<Child>,
 ) {
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
+    wait_or_kill(Duration::from_secs(120), run, || {
         let have = common::committed(bootstrap, group, topic, want.len() as i32);
-        if have.iter().zip(want).all(|(h, w)| h >= w) {
-            return;
-        }
-        if Instant::now() > deadline {
-            if let Some(c) = run.take() {
-                kr::signal(&c, "KILL");
-                let r = kr::wait(c, Duration::from_secs(10));
-                eprintln!("kreplicate exit {}: {}", r.code, r.stderr);
-            }
-            panic!("{group} committed {have:?} on {topic} after 120 s, not {want:?}");
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    }
+        let reached = have.iter().zip(want).all(|(h, w)| h >= w);
+        (!reached).then(|| format!("{group} committed {have:?} on {topic}, not {want:?}"))
+    });
 }
 
 /// The client properties of both sides: SCRAM to the source, PLAIN to the target.
