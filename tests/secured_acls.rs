@@ -96,48 +96,12 @@ fn entry(principal: &str, op: &str, permission: &str) -> String {
     format!("(principal=User:{principal}, host=*, operation={op}, permissionType={permission})")
 }
 
-/// Waits until `done` says nothing is missing (`None`); after `limit` the run is killed and its
-/// stderr printed, then the test fails with what was missing.
-fn wait_or_kill(
-    limit: Duration,
-    run: &mut Option<Child>,
-    mut done: impl FnMut() -> Option<String>,
-) {
-    let deadline = Instant::now() + limit;
-    while let Some(missing) = done() {
-        if Instant::now() > deadline {
-            if let Some(c) = run.take() {
-                kr::signal(&c, "KILL");
-                let r = kr::wait(c, Duration::from_secs(10));
-                eprintln!("kreplicate exit {}: {}", r.code, r.stderr);
-            }
-            panic!("{missing} after {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    }
-}
-
 /// Waits until AclCommand lists `want` for `resource` on `kafka`.
 fn wait_for_acl(kafka: &Kafka, resource: &[&str], want: &str, run: &mut Option<Child>) {
-    wait_or_kill(Duration::from_secs(60), run, || {
+    kr::wait_or_kill(Duration::from_secs(60), run, || {
         let have = listed(kafka, resource);
         let found = have.iter().any(|l| l == want);
         (!found).then(|| format!("{want} not on {resource:?}: {have:?}"))
-    });
-}
-
-/// Waits until `group`'s committed positions on `topic` reach `want`.
-fn wait_for_committed(
-    bootstrap: &str,
-    group: &str,
-    topic: &str,
-    want: &[i64],
-    run: &mut Option<Child>,
-) {
-    wait_or_kill(Duration::from_secs(120), run, || {
-        let have = common::committed(bootstrap, group, topic, want.len() as i32);
-        let reached = have.iter().zip(want).all(|(h, w)| h >= w);
-        (!reached).then(|| format!("{group} committed {have:?} on {topic}, not {want:?}"))
     });
 }
 
@@ -583,7 +547,7 @@ fn issue_19_a_write_permission_revoked_while_copying_exits_1_with_nothing_commit
     cmd.stderr(Stdio::from(fs::File::create(&log).unwrap()));
     let mut child = Some(cmd.spawn().expect("spawn"));
     // Gated on the group's committed positions: all 200 records copied and committed.
-    wait_for_committed(&a.bootstrap, &group, &topic, &[100, 100], &mut child);
+    kr::wait_for_committed(&a.bootstrap, &group, &topic, &[100, 100], &mut child);
     acl_command(
         &b,
         "--remove",

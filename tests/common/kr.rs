@@ -322,25 +322,51 @@ pub fn wait_for_records(
     child: &mut Option<Child>,
 ) -> Duration {
     let started = Instant::now();
-    loop {
+    wait_or_kill(limit, child, || {
         let have = if topics(bootstrap).iter().any(|t| t == topic) {
             common::read_all(bootstrap, topic).len()
         } else {
             0
         };
-        if have >= n {
-            return started.elapsed();
-        }
-        if started.elapsed() > limit {
-            if let Some(c) = child.take() {
+        (have < n).then(|| format!("{topic} holds {have} of {n} records"))
+    });
+    started.elapsed()
+}
+
+/// Waits until `done` says nothing is missing (`None`); after `limit` the run is killed and its
+/// stderr printed, then the test fails with what was missing.
+pub fn wait_or_kill(
+    limit: Duration,
+    run: &mut Option<Child>,
+    mut done: impl FnMut() -> Option<String>,
+) {
+    let deadline = Instant::now() + limit;
+    while let Some(missing) = done() {
+        if Instant::now() > deadline {
+            if let Some(c) = run.take() {
                 signal(&c, "KILL");
-                let run = wait(c, Duration::from_secs(10));
-                eprintln!("kreplicate exit {} stderr:\n{}", run.code, run.stderr);
+                let r = wait(c, Duration::from_secs(10));
+                eprintln!("kreplicate exit {}: {}", r.code, r.stderr);
             }
-            panic!("{topic} holds {have} of {n} records after {limit:?}");
+            panic!("{missing} after {limit:?}");
         }
         std::thread::sleep(Duration::from_millis(200));
     }
+}
+
+/// Waits until `group`'s committed positions on `topic` reach `want`.
+pub fn wait_for_committed(
+    bootstrap: &str,
+    group: &str,
+    topic: &str,
+    want: &[i64],
+    run: &mut Option<Child>,
+) {
+    wait_or_kill(Duration::from_secs(120), run, || {
+        let have = common::committed(bootstrap, group, topic, want.len() as i32);
+        let reached = have.iter().zip(want).all(|(h, w)| h >= w);
+        (!reached).then(|| format!("{group} committed {have:?} on {topic}, not {want:?}"))
+    });
 }
 
 /// SIGINT to a continuous run: it stops, exits 0 and says `stopped`.

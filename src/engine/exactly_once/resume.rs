@@ -69,7 +69,11 @@ impl ExactlyOnce {
         self.ends = Ends::default();
         for ((topic, partition), owned) in self.parts.iter_mut() {
             let key = (topic.clone(), *partition);
-            let start = match (found.get(&key), fallback.get(&key)) {
+            // Kafka answers a commit before it writes the transaction's markers, and a
+            // read_committed reader sees the transaction only after them: mid-run, the tail
+            // may not show yet what this run's committed transactions hold.
+            let held = found.get(&key).copied().max(owned.committed);
+            let start = match (held, fallback.get(&key)) {
                 (Some(pos), group) => {
                     if group.is_none_or(|&g| g < pos.get()) {
                         let at = Offset::Offset(pos.get());
@@ -91,7 +95,7 @@ impl ExactlyOnce {
                     at
                 }
             };
-            owned.committed = found.get(&key).copied();
+            owned.committed = held;
             owned.sent = None;
             owned.pending = Copied::default();
             shared::add_start(&mut tpl, topic, *partition, start)?;
