@@ -12,8 +12,7 @@
 use std::time::Duration;
 
 use kreplicate::shard::Shard;
-use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
-use rdkafka::ClientConfig;
+use rdkafka::producer::Producer;
 
 use crate::common::kr;
 use crate::common::{self, Kafka};
@@ -257,24 +256,7 @@ fn issue_17_a_rewind_right_after_a_commit_copies_nothing_twice() {
 
     // The other writer's transaction stays open: read_committed readers of the target see
     // nothing past its first record until it ends.
-    let other: BaseProducer = ClientConfig::new()
-        .set("bootstrap.servers", bb)
-        .set("transactional.id", common::unique("other-writer"))
-        .set("transaction.timeout.ms", "300000")
-        .create()
-        .expect("transactional producer");
-    let t = Duration::from_secs(30);
-    other.init_transactions(t).expect("init_transactions");
-    other.begin_transaction().expect("begin");
-    other
-        .send(
-            BaseRecord::to(&keep)
-                .partition(0)
-                .key("other")
-                .payload("open"),
-        )
-        .expect("send");
-    other.flush(t).expect("flush");
+    let other = common::open_transaction(bb, &keep, 0);
 
     // Committed by the run (its group follows each transaction), but not visible yet.
     common::produce(ab, &keep, &kr::records(20, 1, "k2"));
@@ -286,7 +268,9 @@ fn issue_17_a_rewind_right_after_a_commit_copies_nothing_twice() {
     common::produce(ab, &keep, &kr::records(10, 1, "k3"));
     kr::wait_for_committed(ab, &group, &keep, &[50], &mut child);
     let run = kr::stop(&mut child);
-    other.abort_transaction(t).expect("abort");
+    other
+        .abort_transaction(Duration::from_secs(30))
+        .expect("abort");
     let warning =
         format!("kreplicate: warning: source topic '{gone}' was deleted: it is no longer copied");
     assert!(run.stderr.contains(&warning), "{}", run.stderr);

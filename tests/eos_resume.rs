@@ -1,6 +1,7 @@
 //! Where exactly-once resumes (issue 18): a failed read of the source group's positions
 //! fails the run, and a recreated source topic resumes after the last record of ours.
 
+use rdkafka::producer::Producer;
 use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
 
 use crate::common;
@@ -252,4 +253,78 @@ fn issue_18_healthz_is_healthy_during_a_long_exactly_once_start() {
         "{answers:?}"
     );
     assert!(answers.iter().all(|(s, _)| *s == 200), "{answers:?}");
+}
+
+/// Issue 17: a read_committed reader sees nothing past the first record of an open
+/// transaction. Another producer writing the target partition transactionally (here one left
+/// open) hid the records a run of ours committed after that record, and the next run resumed
+/// before them and copied them again. Now a start waits, within --timeout, until no record of
+/// ours is hidden; past it, the run fails with exit 1 and writes nothing.
+#[test]
+fn issue_17_a_restart_behind_another_writers_open_transaction_copies_nothing_twice() {
+    let (a, b) = (common::Kafka::shared("a"), common::Kafka::shared("b"));
+    let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    let t = &common::unique("held");
+    let g = &common::unique("g-held");
+    common::create_topic(ab, t, 1);
+    common::create_topic(bb, t, 1);
+    let eos =
+        |extra: &[&'static str]| kr::run(&kr::caught_up_args(ab, bb, t, g, "exactly-once", extra));
+    common::produce(ab, t, &kr::records(20, 1, "one"));
+    assert_eq!(eos(&[]).code, 0);
+    // Opened after the first run's records: the second run's start sees nothing of its own
+    // behind it, and does not wait.
+    let other = common::open_transaction(bb, t, 0);
+    common::produce(ab, t, &kr::records(20, 1, "two"));
+    let run = eos(&[]);
+    assert_eq!(
+        (run.code, &run.json()["records"]),
+        (0, &20.into()),
+        "{run:?}"
+    );
+    assert!(!run.stderr.contains("waiting"), "{}", run.stderr);
+
+    common::produce(ab, t, &kr::records(10, 1, "three"));
+    let run = eos(&["--timeout", "5s"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stderr.contains(&format!(
+            "copies of {t}[0] on target {t}[0] lie past an open transaction"
+        )),
+        "{}",
+        run.stderr
+    );
+    let written = || {
+        common::read_all_with(
+            bb,
+            t,
+            &[("isolation.level", "read_uncommitted")],
+            common::DEFAULT_TIMEOUT,
+        )
+        .len()
+    };
+    assert_eq!(written(), 41, "nothing written by the run that gave up");
+
+    // The transaction ends while the next run waits: it resumes after the second run's
+    // records.
+    let ends = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_secs(5));
+        other
+            .abort_transaction(common::DEFAULT_TIMEOUT)
+            .expect("abort");
+    });
+    let run = eos(&[]);
+    ends.join().expect("abort thread");
+    assert_eq!(
+        (run.code, &run.json()["records"]),
+        (0, &10.into()),
+        "{run:?}"
+    );
+    assert!(
+        run.stderr
+            .contains(&format!("waiting for a transaction open on target {t}[0]")),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(kr::assert_complete(ab, bb, t, t, 1), 0);
 }

@@ -253,6 +253,33 @@ pub fn produce(bootstrap: &str, topic: &str, records: &[Rec]) -> Vec<(i32, i64)>
         .unwrap_or_else(|e| panic!("produce to {topic} on {bootstrap}: {e}"))
 }
 
+/// Another writer's transaction, left open on `topic`[`partition`] with one record in it:
+/// read_committed readers see nothing past that record until the transaction ends (abort or
+/// commit it through the producer returned).
+pub fn open_transaction(bootstrap: &str, topic: &str, partition: i32) -> BaseProducer {
+    let p: BaseProducer = client_config(
+        bootstrap,
+        &[
+            ("transactional.id", &super::unique("other-writer")),
+            ("transaction.timeout.ms", "300000"),
+        ],
+    )
+    .create()
+    .expect("transactional producer");
+    p.init_transactions(DEFAULT_TIMEOUT)
+        .expect("init_transactions");
+    p.begin_transaction().expect("begin_transaction");
+    p.send(
+        BaseRecord::to(topic)
+            .partition(partition)
+            .key("other")
+            .payload("open"),
+    )
+    .expect("send");
+    p.flush(DEFAULT_TIMEOUT).expect("flush");
+    p
+}
+
 /// [`produce`] with extra producer config (e.g. `message.timeout.ms`) that reports failure as Err
 /// (the first failed delivery, or a timeout waiting for deliveries) instead of panicking.
 pub fn produce_with(

@@ -19,19 +19,22 @@ use crate::engine::shared;
 use crate::error::{Error, Result};
 use crate::kafka;
 use crate::offsets::NextOffset;
-use crate::origin::{resume_position, ORIGIN_HEADER};
+use crate::origin::{offset_from, resume_position, ORIGIN_HEADER};
 use crate::report::Copied;
 use crate::source;
 use crate::source::Ends;
 
+/// How often a start waiting for a transaction open on the target looks again.
+const SETTLE_STEP: Duration = Duration::from_millis(200);
+
 impl ExactlyOnce {
     /// Fences any zombie, finds where the target stands, and assigns the source there. These
-    /// steps (fencing, the group's positions, one tail read per target topic, widened a few
-    /// times, and the assignment) each take up to --timeout, and nothing moves meanwhile:
+    /// steps (fencing, the group's positions, per target topic a wait for open transactions and
+    /// one tail read, widened a few times, and the assignment) each take up to --timeout, and nothing moves meanwhile:
     /// /healthz says "starting" until the copy first moves, within their bound (issue 18).
     pub(super) fn start(&mut self) -> Result<()> {
         let targets: BTreeSet<&str> = self.parts.values().map(|o| o.target.as_str()).collect();
-        let steps = 3 + 3 * targets.len() as u32;
+        let steps = 3 + 4 * targets.len() as u32;
         drop(targets);
         self.counters
             .starting(Instant::now() + self.opts.timeout.saturating_mul(steps));
@@ -155,6 +158,16 @@ impl ExactlyOnce {
                 .push((source, *p));
         }
         for (target, sources) in by_target {
+            // A position known already (settled at start, or committed since) is exact.
+            let unknown: Vec<(&str, i32)> = sources
+                .iter()
+                .filter(|(s, p)| {
+                    let part = self.parts.get(&(s.to_string(), *p));
+                    part.is_none_or(|o| o.committed.is_none())
+                })
+                .copied()
+                .collect();
+            self.settle(target, &unknown)?;
             let mut todo: Vec<(&str, i32)> = sources;
             let mut tail = 1000i64;
             while !todo.is_empty() {
@@ -183,6 +196,101 @@ impl ExactlyOnce {
             }
         }
         Ok(found)
+    }
+
+    /// Waits until no record of ours on `target` is hidden from read_committed readers. They see
+    /// nothing past the first record of an open transaction (the last stable offset): another
+    /// producer writing the same target partition transactionally, or markers Kafka has not
+    /// written yet, can hide committed records of ours, and a tail read would then resume before
+    /// them and copy them again. Nothing of ours is written meanwhile, so once the stable offset
+    /// reaches the high watermark seen first, every record of ours is decided. Bounded by
+    /// --timeout, after which the run fails (a rerun may pass once that transaction ended).
+    fn settle(&self, target: &str, parts: &[(&str, i32)]) -> Result<()> {
+        if parts.is_empty() {
+            return Ok(());
+        }
+        let timeout = self.opts.timeout;
+        let cannot = |e: KafkaError| Error::failed(format!("cannot read the target {target}: {e}"));
+        let group = format!("{}.resume", self.transactional_id);
+        let stable: BaseConsumer = kafka::reader_config(&self.opts.to, &group, &[])
+            .create()
+            .map_err(cannot)?;
+        let all: BaseConsumer = kafka::reader_config(&self.opts.to, &group, &[])
+            .set("isolation.level", "read_uncommitted")
+            .create()
+            .map_err(cannot)?;
+        let deadline = Instant::now() + timeout;
+        for &(source, p) in parts {
+            let (_, high) = all.fetch_watermarks(target, p, timeout).map_err(cannot)?;
+            let (_, mut end) = stable
+                .fetch_watermarks(target, p, timeout)
+                .map_err(cannot)?;
+            if end >= high || !self.ours_between(&all, target, (source, p), end..high)? {
+                continue;
+            }
+            crate::progress::say(&format!(
+                "kreplicate: waiting for a transaction open on target {target}[{p}]: read_committed readers see up to offset {end} of {high}, and copies of {source}[{p}] lie past it (up to --timeout)"
+            ));
+            while end < high {
+                if Instant::now() > deadline {
+                    return Err(Error::failed(format!(
+                        "copies of {source}[{p}] on target {target}[{p}] lie past an open transaction that did not end within --timeout ({timeout:?}): read_committed readers see up to offset {end} of {high}, so where to resume is not known. Rerun once that transaction ended (is another transactional producer writing {target}?)"
+                    )));
+                }
+                std::thread::sleep(SETTLE_STEP);
+                end = stable
+                    .fetch_watermarks(target, p, timeout)
+                    .map_err(cannot)?
+                    .1;
+            }
+        }
+        source::close(&stable, timeout);
+        source::close(&all, timeout);
+        Ok(())
+    }
+
+    /// True when a record copied from `source`[`p`] (by this cluster's copies) lies in
+    /// `offsets` of `target`[`p`], read as written, decided or not.
+    fn ours_between(
+        &self,
+        all: &BaseConsumer,
+        target: &str,
+        (source, p): (&str, i32),
+        offsets: std::ops::Range<i64>,
+    ) -> Result<bool> {
+        let cannot = |e: KafkaError| Error::failed(format!("cannot read the target {target}: {e}"));
+        let mut tpl = TopicPartitionList::new();
+        tpl.add_partition_offset(target, p, Offset::Offset(offsets.start))
+            .map_err(cannot)?;
+        all.assign(&tpl).map_err(cannot)?;
+        let deadline = Instant::now() + self.opts.timeout;
+        while Instant::now() < deadline {
+            match all.poll(Duration::from_millis(100)) {
+                Some(Ok(m)) if m.offset() < offsets.end => {
+                    let ours = m.headers().is_some_and(|h| {
+                        h.iter().any(|x| {
+                            x.key == ORIGIN_HEADER
+                                && x.value.is_some_and(|v| {
+                                    offset_from(v, &self.stamp.source, source, p).is_some()
+                                })
+                        })
+                    });
+                    if ours {
+                        return Ok(true);
+                    }
+                    if m.offset() + 1 >= offsets.end {
+                        return Ok(false);
+                    }
+                }
+                Some(Ok(_)) | Some(Err(KafkaError::PartitionEOF(_))) => return Ok(false),
+                Some(Err(e)) => return Err(cannot(e)),
+                None => {}
+            }
+        }
+        Err(Error::failed(format!(
+            "reading target {target}[{p}] from offset {} took longer than {:?}",
+            offsets.start, self.opts.timeout
+        )))
     }
 
     /// Origin header values of the last `tail` records of some partitions of one target topic,
