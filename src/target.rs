@@ -32,11 +32,14 @@ pub(crate) trait Counted: ProducerContext {
 
 /// Called first by each engine's delivery callback: the record is no longer in flight,
 /// acknowledged or not.
-pub(crate) fn reported<C: Counted>(context: &C, result: &DeliveryResult<'_>) {
+pub(crate) fn reported<'a, C: Counted>(context: &C, result: &'a DeliveryResult<'_>) -> &'a str {
     let msg = match result {
         Ok(m) | Err((_, m)) => m,
     };
-    context.counters().reported(msg.topic(), msg.partition());
+    // Its topic, for the caller: each `topic()` reads and checks the name again.
+    let topic = msg.topic();
+    context.counters().reported(topic, msg.partition());
+    topic
 }
 
 /// Waits one step for delivery reports, then serves every one that arrived.
@@ -174,9 +177,10 @@ pub(crate) fn send_copy<C>(
 where
     C: Counted<DeliveryOpaque = usize>,
 {
-    let stamped = headers
-        .as_ref()
-        .is_some_and(|h| h.iter().any(|x| x.key == ORIGIN_HEADER));
+    // The origin is the one header a copy adds (counting is cheaper than looking for it).
+    let count = |n: Option<usize>| n.unwrap_or(0);
+    let stamped =
+        count(headers.as_ref().map(|h| h.count())) > count(msg.headers().map(|h| h.count()));
     let record = copy_record(msg, target, headers, offset as usize);
     match send(producer, record, &give_up) {
         Err(NotSent::Refused(e)) if stamped && too_large(&e) => {

@@ -43,11 +43,9 @@ impl InFlight {
 
     pub fn sent(&mut self, topic: &str, partition: i32) {
         // Allocates once per target topic, not per record.
-        if !self.parts.contains_key(topic) {
-            self.parts.insert(topic.to_string(), BTreeMap::new());
-        }
-        let Some(parts) = self.parts.get_mut(topic) else {
-            return;
+        let parts = match self.parts.get_mut(topic) {
+            Some(parts) => parts,
+            None => self.parts.entry(topic.to_string()).or_default(),
         };
         let queue = parts.entry(partition).or_default();
         match queue.back_mut() {

@@ -42,7 +42,7 @@ impl ProducerContext for Deliveries {
     type DeliveryOpaque = usize;
 
     fn delivery(&self, result: &DeliveryResult<'_>, source_offset: usize) {
-        target::reported(self, result);
+        let topic = target::reported(self, result);
         if source_offset == NOT_A_COPY {
             return;
         }
@@ -51,7 +51,7 @@ impl ProducerContext for Deliveries {
             Ok(m) => (m, None),
             Err((e, m)) => (m, Some(e)),
         };
-        let (topic, partition) = (msg.topic(), msg.partition());
+        let partition = msg.partition();
         let mut st = self.shared.lock();
         let Some(part) = st.parts.get_mut(topic).and_then(|p| p.get_mut(&partition)) else {
             // Revoked although this record was in flight (the flush failed, so the run is

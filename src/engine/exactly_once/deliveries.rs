@@ -116,22 +116,21 @@ impl ProducerContext for Deliveries {
     type DeliveryOpaque = usize;
 
     fn delivery(&self, result: &DeliveryResult<'_>, source_offset: usize) {
-        target::reported(self, result);
+        let topic = target::reported(self, result);
         let (e, m) = match result {
             Ok(m) if source_offset != NOT_A_COPY => {
                 let mut trails = self.trails.lock().unwrap_or_else(|e| e.into_inner());
                 // Allocates once per target topic, not per record.
-                if !trails.contains_key(m.topic()) {
-                    trails.insert(m.topic().to_string(), HashMap::new());
-                }
-                if let Some(t) = trails.get_mut(m.topic()) {
-                    let trail = t.entry(m.partition()).or_insert(Trail {
-                        t0: m.offset(),
-                        t: m.offset(),
-                        m: source_offset as i64,
-                    });
-                    *trail = Trail::after(Some(*trail), m.offset(), source_offset as i64);
-                }
+                let t = match trails.get_mut(topic) {
+                    Some(t) => t,
+                    None => trails.entry(topic.to_string()).or_default(),
+                };
+                let trail = t.entry(m.partition()).or_insert(Trail {
+                    t0: m.offset(),
+                    t: m.offset(),
+                    m: source_offset as i64,
+                });
+                *trail = Trail::after(Some(*trail), m.offset(), source_offset as i64);
                 return;
             }
             Ok(_) => return,
