@@ -15,7 +15,8 @@
 #   exactly-once   kreplicate --guarantee exactly-once
 #   MODE+shard     the same with --shard 1/1: static assignment, no consumer-group join
 #   MODE+bare      the same with --no-origin-header: the cost of the origin header (issue 11)
-#   MODE+848       the same with -X group.protocol=consumer (KIP-848 consumer groups)
+#   MODE+classic   the same with -X group.protocol=classic (the group join Kafka 4 replaced:
+#                  without it a run joins with KIP-848's consumer protocol where offered)
 #   MODE+before    the same with the binary KR_BEFORE (a build of another commit): a change's
 #                  before and after, alternating in one run
 # Every run: wall time from process start until the last record is readable on B, records/s,
@@ -101,7 +102,7 @@ for m in "${MODE_LIST[@]}"; do
         none* | at-least-once* | exactly-once*)
             rest="${m#*+}"; [ "$rest" != "$m" ] || rest=""
             for f in ${rest//+/ }; do
-                case "$f" in shard | bare | 848 | before) ;; *) echo "bench: unknown mode '$m' (suffixes: +shard +bare +848 +before)" >&2; exit 2 ;; esac
+                case "$f" in shard | bare | classic | before) ;; *) echo "bench: unknown mode '$m' (suffixes: +shard +bare +classic +before)" >&2; exit 2 ;; esac
             done
             case "${m%%+*}" in none | at-least-once | exactly-once) ;; *) echo "bench: unknown mode '$m'" >&2; exit 2 ;; esac ;;
         *) echo "bench: unknown mode '$m'" >&2; exit 2 ;;
@@ -291,7 +292,7 @@ EOF
 # run_mode MODE ROUND
 run_mode() {
     local mode="$1" round="$2" id target group rc t0 t1 secs rss user sys status note cmd
-    # MODE is a guarantee with optional suffixes (+shard +bare +848), or ceiling, or mm2.
+    # MODE is a guarantee with optional suffixes (+shard +bare +classic +before), or ceiling, or mm2.
     local guarantee="${mode%%+*}" slug="${mode//+/-}"
     RUN_NO=$((RUN_NO + 1))
     id="s$SIZE.p$P.$slug.r$round"
@@ -317,7 +318,7 @@ run_mode() {
                  --until-caught-up --create-topics --group "$group" --rename "{topic}.$slug.r$round" --json)
             [[ "$mode" != *+shard* ]] || cmd+=(--shard 1/1)
             [[ "$mode" != *+bare* ]] || cmd+=(--no-origin-header)
-            [[ "$mode" != *+848* ]] || cmd+=(-X group.protocol=consumer)
+            [[ "$mode" != *+classic* ]] || cmd+=(-X group.protocol=classic)
             # shellcheck disable=SC2206
             [ -z "$KR_EXTRA" ] || cmd+=($KR_EXTRA)
             # shellcheck disable=SC2206

@@ -636,6 +636,18 @@ fn issue_10_a_signal_during_start_up_stops_within_a_second() {
 /// acknowledged prefix. Nothing is lost, and the group ends at the source's ends.
 #[test]
 fn issue_17_members_joining_and_leaving_with_records_in_flight_lose_nothing() {
+    churn(&FAST_GROUP, "classic");
+}
+
+/// Issue 20: the same with KIP-848's consumer group protocol, which Kafka 4 offers and a run
+/// without a classic-only property chooses: partitions are added and taken away one share at
+/// a time (incremental assign), not all at once.
+#[test]
+fn issue_20_consumer_protocol_members_joining_and_leaving_lose_nothing() {
+    churn(&[], "consumer");
+}
+
+fn churn(group_props: &[&str], protocol: &str) {
     let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
     let n = common::unique("churn");
     let t = &format!("{n}.t");
@@ -644,19 +656,27 @@ fn issue_17_members_joining_and_leaving_with_records_in_flight_lose_nothing() {
     common::create_topic(&b.bootstrap, t, 4);
     common::produce(&a.bootstrap, t, &kr::records(2000, 4, "pre"));
     let writer = kr::Writer::start(&a.bootstrap, t, 4);
-    let extra = [
-        "--topics",
-        t,
-        "--json",
-        "--commit-interval",
-        "200ms",
-        "--to-property",
-        "batch.num.messages=20",
-    ];
     let addrs = [0, 1].map(|_| format!("127.0.0.1:{}", common::free_port()));
     let spawn = |i: usize| {
-        let mut v = args(&a, &b, g, &extra);
-        v.extend(["--metrics-addr", addrs[i].as_str()]);
+        let mut v = vec![
+            "--from",
+            a.bootstrap.as_str(),
+            "--to",
+            b.bootstrap.as_str(),
+            "--group",
+            g,
+            "--topics",
+            t,
+            "--json",
+            "-v",
+            "--commit-interval",
+            "200ms",
+            "--to-property",
+            "batch.num.messages=20",
+            "--metrics-addr",
+            addrs[i].as_str(),
+        ];
+        v.extend_from_slice(group_props);
         kr::spawn(&v)
     };
     let assigned = |i: usize| kr::metric(&addrs[i], "kreplicate_assigned_partitions");
@@ -688,5 +708,7 @@ fn issue_17_members_joining_and_leaving_with_records_in_flight_lose_nothing() {
     kr::signal(&second, "INT");
     let r2 = kr::wait(second, Duration::from_secs(60));
     assert_eq!(r2.code, 0, "{r2:?}");
+    let joined = format!("group '{g}' joins with the {protocol} protocol");
+    assert!(r1.stderr.contains(&joined), "{}", r1.stderr);
     kr::assert_complete(&a.bootstrap, &b.bootstrap, t, t, 4);
 }

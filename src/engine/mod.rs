@@ -83,7 +83,12 @@ impl Replicator {
         opts.group_is_default = false;
         let opts = &opts;
         // The group is named now (a default one after the target's identity).
-        let consumer_cfg = kafka::consumer_config(opts)?;
+        let mut consumer_cfg = kafka::consumer_config(opts)?;
+        if opts.guarantee != Guarantee::ExactlyOnce && opts.shard.is_none() {
+            let offered = || topics::consumer_protocol_offered(&opts.from, opts.timeout);
+            let protocol = kafka::choose_group_protocol(&mut consumer_cfg, &opts.from, offered)?;
+            log::info!("group '{}' joins with the {protocol} protocol", opts.group);
+        }
         let mut producer_cfg = kafka::producer_config(opts)?;
         warnings.extend(kafka::fit_batches(&mut producer_cfg, size_limit));
         if let Some(later) = later {

@@ -30,6 +30,27 @@ pub fn block_on<F: std::future::Future>(fut: F, timeout: Duration) -> Option<F::
     rt.block_on(async { tokio::time::timeout(timeout, fut).await.ok() })
 }
 
+/// Whether the cluster's group coordinator offers KIP-848's consumer group protocol, from one
+/// broker's `group.coordinator.rebalance.protocols` (Kafka 4.0 and later offer it by default).
+/// `Some(false)` when the broker answers without that setting (an older Kafka); `None` when the
+/// question could not be asked (no DescribeConfigs, as on librdkafka's mock cluster, or not
+/// authorised).
+pub fn consumer_protocol_offered(spec: &ClusterSpec, timeout: Duration) -> Option<bool> {
+    let admin = admin(spec, "source").ok()?;
+    let metadata = admin.inner().fetch_metadata(None, timeout).ok()?;
+    let broker = metadata.brokers().first()?.id();
+    let opts = AdminOptions::new().request_timeout(Some(timeout));
+    let specs = [ResourceSpecifier::Broker(broker)];
+    let results = block_on(admin.describe_configs(&specs, &opts), timeout)?.ok()?;
+    let resource = results.into_iter().next()?.ok()?;
+    let protocols = resource
+        .entries
+        .into_iter()
+        .find(|e| e.name == "group.coordinator.rebalance.protocols")
+        .and_then(|e| e.value);
+    Some(protocols.is_some_and(|v| v.split(',').any(|p| p.trim() == "consumer")))
+}
+
 /// Why a describe failed, and whether the broker simply could not answer: no DescribeConfigs
 /// (librdkafka's mock cluster), or no answer in time.
 #[derive(Debug)]

@@ -15,6 +15,7 @@ use rdkafka::{Offset, TopicPartitionList};
 
 use super::state::{commit_list, mark_committed, Part, Shared};
 use crate::engine::shared::{self, index::NOT_A_COPY};
+use crate::error::Error;
 use crate::offsets::NextOffset;
 use crate::options::{Guarantee, StartPosition};
 use crate::source;
@@ -102,6 +103,10 @@ pub(super) struct Rebalancer {
     pub(super) start: source::Start,
     pub(super) timeout: Duration,
     pub(super) flush_timeout: Duration,
+    /// KIP-848's consumer protocol adds and takes partitions (librdkafka's incremental
+    /// assign); the classic one replaces the whole assignment. librdkafka's own answer
+    /// (`rebalance_protocol`) says NONE until its first heartbeat went out.
+    pub(super) incremental: bool,
 }
 
 impl ClientContext for Rebalancer {}
@@ -164,10 +169,15 @@ impl Rebalancer {
             .counters
             .rebalances
             .fetch_add(1, Ordering::Relaxed);
+        let incremental = self.incremental;
         let mut st = self.shared.lock();
-        st.assigned_once = true;
-        st.waiting_since = None;
-        self.shared.counters.set_waiting(None);
+        // KIP-848 may hand out an empty share first (partitions other members still own are
+        // revoked from them before they come): only partitions end the wait.
+        if !incremental || tpl.count() > 0 {
+            st.assigned_once = true;
+            st.waiting_since = None;
+            self.shared.counters.set_waiting(None);
+        }
         for elem in committed.elements() {
             let (topic, partition) = (elem.topic(), elem.partition());
             let decided_at = decided.find_partition(topic, partition).map(|e| e.offset());
@@ -201,7 +211,17 @@ impl Rebalancer {
         log::info!("assigned {} source partitions", assignment.count());
         drop(st);
         drop(committed);
-        if let Err(e) = shared::assign(consumer, &assignment) {
+        // KIP-848 (librdkafka calls it cooperative) adds to the assignment; the classic
+        // protocol replaces it.
+        let assigned = if incremental {
+            consumer
+                .incremental_assign(&assignment)
+                .and_then(|()| consumer.resume(&assignment))
+                .map_err(|e| Error::failed(format!("cannot assign source partitions: {e}")))
+        } else {
+            shared::assign(consumer, &assignment)
+        };
+        if let Err(e) = assigned {
             self.shared.lock().failure.fail_with(e);
             return;
         }
@@ -249,12 +269,16 @@ impl Rebalancer {
                 mark_committed(&self.shared, &list);
             }
         }
+        let incremental = self.incremental;
         let mut st = self.shared.lock();
         // Until the next assignment arrives (eager rebalance, or a rejoin after a lost
         // assignment) nothing is assigned: --until-caught-up must not read that as "every
-        // assigned partition done".
-        st.assigned_once = false;
-        st.waiting_since = Some(Instant::now());
+        // assigned partition done". KIP-848 takes only these partitions away.
+        let kept = incremental && consumer.assignment().is_ok_and(|a| a.count() > tpl.count());
+        if !kept {
+            st.assigned_once = false;
+            st.waiting_since = Some(Instant::now());
+        }
         for (source, partition) in revoked {
             st.ends.remove(&source, partition);
             let Some(target) = self.shared.target_of().get(&source).cloned() else {
@@ -275,6 +299,10 @@ impl Rebalancer {
         }
         st.publish(&self.shared.counters);
         drop(st);
-        let _ = consumer.unassign();
+        if incremental {
+            let _ = consumer.incremental_unassign(tpl);
+        } else {
+            let _ = consumer.unassign();
+        }
     }
 }

@@ -106,6 +106,9 @@ impl Acked {
                 .map_err(|e| kafka::creation_error("target", e))?,
         );
         target::warm_up(&producer, &routes, opts.timeout)?;
+        let incremental = consumer_cfg
+            .get("group.protocol")
+            .is_some_and(|p| p.trim().eq_ignore_ascii_case("consumer"));
         let consumer: SourceConsumer = consumer_cfg
             .create_with_context(Rebalancer {
                 shared: shared.clone(),
@@ -114,6 +117,7 @@ impl Acked {
                 start,
                 timeout: opts.timeout,
                 flush_timeout: shared::flush_timeout(opts),
+                incremental,
             })
             .map_err(|e| kafka::creation_error("source", e))?;
         Ok(Acked {
