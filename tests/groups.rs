@@ -10,6 +10,17 @@ use crate::common::kr::{self, FAST_GROUP};
 use crate::common::{self, Kafka};
 
 fn args<'a>(a: &'a Kafka, b: &'a Kafka, group: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    member(a, b, group, &FAST_GROUP, extra)
+}
+
+/// A run in `group` with `group_props` (the classic protocol's timeouts, or none).
+fn member<'a>(
+    a: &'a Kafka,
+    b: &'a Kafka,
+    group: &'a str,
+    group_props: &[&'a str],
+    extra: &[&'a str],
+) -> Vec<&'a str> {
     let mut v = vec![
         "--from",
         a.bootstrap.as_str(),
@@ -18,7 +29,7 @@ fn args<'a>(a: &'a Kafka, b: &'a Kafka, group: &'a str, extra: &[&'a str]) -> Ve
         "--group",
         group,
     ];
-    v.extend_from_slice(&FAST_GROUP);
+    v.extend_from_slice(group_props);
     v.extend_from_slice(extra);
     v
 }
@@ -657,26 +668,19 @@ fn churn(group_props: &[&str], protocol: &str) {
     common::produce(&a.bootstrap, t, &kr::records(2000, 4, "pre"));
     let writer = kr::Writer::start(&a.bootstrap, t, 4);
     let addrs = [0, 1].map(|_| format!("127.0.0.1:{}", common::free_port()));
+    let extra = [
+        "--topics",
+        t,
+        "--json",
+        "-v",
+        "--commit-interval",
+        "200ms",
+        "--to-property",
+        "batch.num.messages=20",
+    ];
     let spawn = |i: usize| {
-        let mut v = vec![
-            "--from",
-            a.bootstrap.as_str(),
-            "--to",
-            b.bootstrap.as_str(),
-            "--group",
-            g,
-            "--topics",
-            t,
-            "--json",
-            "-v",
-            "--commit-interval",
-            "200ms",
-            "--to-property",
-            "batch.num.messages=20",
-            "--metrics-addr",
-            addrs[i].as_str(),
-        ];
-        v.extend_from_slice(group_props);
+        let mut v = member(&a, &b, g, group_props, &extra);
+        v.extend(["--metrics-addr", addrs[i].as_str()]);
         kr::spawn(&v)
     };
     let assigned = |i: usize| kr::metric(&addrs[i], "kreplicate_assigned_partitions");
