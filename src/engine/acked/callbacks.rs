@@ -169,11 +169,10 @@ impl Rebalancer {
             .counters
             .rebalances
             .fetch_add(1, Ordering::Relaxed);
-        let incremental = self.incremental;
         let mut st = self.shared.lock();
         // KIP-848 may hand out an empty share first (partitions other members still own are
         // revoked from them before they come): only partitions end the wait.
-        if !incremental || tpl.count() > 0 {
+        if !self.incremental || tpl.count() > 0 {
             st.assigned_once = true;
             st.waiting_since = None;
             self.shared.counters.set_waiting(None);
@@ -213,7 +212,7 @@ impl Rebalancer {
         drop(committed);
         // KIP-848 (librdkafka calls it cooperative) adds to the assignment; the classic
         // protocol replaces it.
-        let assigned = if incremental {
+        let assigned = if self.incremental {
             consumer
                 .incremental_assign(&assignment)
                 .and_then(|()| consumer.resume(&assignment))
@@ -269,12 +268,11 @@ impl Rebalancer {
                 mark_committed(&self.shared, &list);
             }
         }
-        let incremental = self.incremental;
         let mut st = self.shared.lock();
         // Until the next assignment arrives (eager rebalance, or a rejoin after a lost
         // assignment) nothing is assigned: --until-caught-up must not read that as "every
         // assigned partition done". KIP-848 takes only these partitions away.
-        let kept = incremental && consumer.assignment().is_ok_and(|a| a.count() > tpl.count());
+        let kept = self.incremental && consumer.assignment().is_ok_and(|a| a.count() > tpl.count());
         if !kept {
             st.assigned_once = false;
             st.waiting_since = Some(Instant::now());
@@ -299,7 +297,7 @@ impl Rebalancer {
         }
         st.publish(&self.shared.counters);
         drop(st);
-        if incremental {
+        if self.incremental {
             let _ = consumer.incremental_unassign(tpl);
         } else {
             let _ = consumer.unassign();

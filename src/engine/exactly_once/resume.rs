@@ -30,8 +30,9 @@ const SETTLE_STEP: Duration = Duration::from_millis(200);
 impl ExactlyOnce {
     /// Fences any zombie, finds where the target stands, and assigns the source there. These
     /// steps (fencing, the group's positions, per target topic a wait for open transactions and
-    /// one tail read, widened a few times, and the assignment) each take up to --timeout, and nothing moves meanwhile:
-    /// /healthz says "starting" until the copy first moves, within their bound (issue 18).
+    /// one tail read, widened a few times, and the assignment) each take up to --timeout, and
+    /// nothing moves meanwhile: /healthz says "starting" until the copy first moves, within
+    /// their bound (issue 18).
     pub(super) fn start(&mut self) -> Result<()> {
         let targets: BTreeSet<&str> = self.parts.values().map(|o| o.target.as_str()).collect();
         let steps = 3 + 4 * targets.len() as u32;
