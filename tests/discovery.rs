@@ -156,6 +156,17 @@ fn issue_12_discovery_drops_a_deleted_topic_and_goes_on() {
     }
 }
 
+/// Two source topics, one to keep and one to delete, with `partitions` each and `records`
+/// records in them.
+fn keep_and_gone(ab: &str, partitions: i32, records: (usize, usize)) -> (String, String) {
+    let (keep, gone) = (common::unique("keep"), common::unique("gone"));
+    common::create_topic(ab, &keep, partitions);
+    common::create_topic(ab, &gone, partitions);
+    common::produce(ab, &keep, &kr::records(records.0, partitions, "k"));
+    common::produce(ab, &gone, &kr::records(records.1, partitions, "g"));
+    (keep, gone)
+}
+
 /// A continuous run that copies `topics` and looks at the source again every second.
 fn following<'a>(
     ab: &'a str,
@@ -189,13 +200,8 @@ fn following<'a>(
 fn a_topic_deleted_while_read(guarantee: &str) {
     let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
-    let keep = common::unique("keep");
-    let gone = common::unique("gone");
+    let (keep, gone) = keep_and_gone(ab, 2, (40, 20));
     let group = common::unique("g-del");
-    common::create_topic(ab, &keep, 2);
-    common::create_topic(ab, &gone, 2);
-    common::produce(ab, &keep, &kr::records(40, 2, "k"));
-    common::produce(ab, &gone, &kr::records(20, 2, "g"));
     let topics = format!("{keep},{gone}");
     let mut child = Some(kr::spawn(&following(ab, bb, &topics, &group, guarantee)));
     kr::wait_for_records(bb, &keep, 40, Duration::from_secs(60), &mut child);
@@ -237,13 +243,8 @@ fn issue_17_a_topic_deleted_while_read_exactly_once() {
 fn issue_17_a_rewind_right_after_a_commit_copies_nothing_twice() {
     let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
-    let keep = common::unique("keep");
-    let gone = common::unique("gone");
+    let (keep, gone) = keep_and_gone(ab, 1, (20, 5));
     let group = common::unique("g-rewind");
-    common::create_topic(ab, &keep, 1);
-    common::create_topic(ab, &gone, 1);
-    common::produce(ab, &keep, &kr::records(20, 1, "k"));
-    common::produce(ab, &gone, &kr::records(5, 1, "g"));
     let topics = format!("{keep},{gone}");
     let mut child = Some(kr::spawn(&following(
         ab,

@@ -2,8 +2,10 @@
 //! guarantee depends on, so a passthrough property can never undo them. Also the read-only
 //! reader and metadata clients; `reasons` says what their failures mean.
 
+mod group_protocol;
 mod reasons;
 
+pub use group_protocol::choose_group_protocol;
 pub use reasons::{creation_error, serve_logs, validate, Reasons};
 
 use std::time::Duration;
@@ -96,43 +98,6 @@ fn check(
         }
     }
     Ok(())
-}
-
-/// Properties only the classic group protocol takes (librdkafka refuses them with KIP-848's).
-const CLASSIC_ONLY: [&str; 4] = [
-    "session.timeout.ms",
-    "heartbeat.interval.ms",
-    "partition.assignment.strategy",
-    "group.protocol.type",
-];
-
-/// Sets the source consumer's group protocol and returns its name: KIP-848's `consumer`
-/// protocol where the source `offered` it, since its first heartbeat brings the assignment,
-/// where the classic join waits `group.initial.rebalance.delay.ms` (3 s by default) for more
-/// members; the classic one where it is not offered, or the user set `group.protocol` or a
-/// property only the classic protocol takes. An explicit `consumer` the source does not offer
-/// is bad input.
-pub fn choose_group_protocol(
-    c: &mut ClientConfig,
-    spec: &ClusterSpec,
-    offered: impl FnOnce() -> Option<bool>,
-) -> Result<&'static str, Error> {
-    let set = |k: &str| spec.properties.iter().find(|(key, _)| key == k);
-    if let Some((_, v)) = set("group.protocol") {
-        let consumer = v.trim().eq_ignore_ascii_case("consumer");
-        if consumer && offered() == Some(false) {
-            return Err(Error::usage(format!(
-                "source property 'group.protocol=consumer': the source cluster '{}' does not offer KIP-848's consumer group protocol (Kafka 4.0 and later, group.coordinator.rebalance.protocols); remove the property",
-                spec.name
-            )));
-        }
-        return Ok(if consumer { "consumer" } else { "classic" });
-    }
-    if CLASSIC_ONLY.iter().any(|k| set(k).is_some()) || offered() != Some(true) {
-        return Ok("classic");
-    }
-    c.set("group.protocol", "consumer");
-    Ok("consumer")
 }
 
 /// librdkafka accepts a heartbeat interval at or above the session timeout; the group then
@@ -352,21 +317,23 @@ pub fn admin_config(spec: &ClusterSpec) -> ClientConfig {
     c
 }
 
+/// A cluster named `a` with `props`, for the unit tests here and below.
+#[cfg(test)]
+fn spec(props: &[(&str, &str)]) -> ClusterSpec {
+    ClusterSpec {
+        name: "a".into(),
+        bootstrap: "a:9092".into(),
+        properties: props
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        id: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn spec(props: &[(&str, &str)]) -> ClusterSpec {
-        ClusterSpec {
-            name: "a".into(),
-            bootstrap: "a:9092".into(),
-            properties: props
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-            id: None,
-        }
-    }
 
     #[test]
     fn issue_18_producer_batches_stay_within_the_smallest_target_limit() {
@@ -399,40 +366,6 @@ mod tests {
             "{note}"
         );
         assert_eq!(c.get("message.max.bytes"), Some("1200"));
-    }
-
-    #[test]
-    fn issue_20_the_consumer_group_protocol_where_offered_and_nothing_classic_is_set() {
-        let choose = |props: &[(&str, &str)], offered: Option<bool>| {
-            let mut c = ClientConfig::new();
-            let chosen = choose_group_protocol(&mut c, &spec(props), || offered);
-            (
-                chosen.map_err(|e| e.to_string()),
-                c.get("group.protocol").map(String::from),
-            )
-        };
-        let consumer = (Ok("consumer"), Some("consumer".to_string()));
-        let classic = (Ok("classic"), None);
-        assert_eq!(choose(&[], Some(true)), consumer);
-        // Not offered, or not known to be: the classic protocol, which every broker has.
-        assert_eq!(choose(&[], Some(false)), classic);
-        assert_eq!(choose(&[], None), classic);
-        // The user's choice stands (it is in their properties already).
-        assert_eq!(
-            choose(&[("session.timeout.ms", "10000")], Some(true)),
-            classic
-        );
-        assert_eq!(
-            choose(&[("group.protocol", "classic")], Some(true)),
-            classic
-        );
-        assert_eq!(
-            choose(&[("group.protocol", "consumer")], None),
-            (Ok("consumer"), None)
-        );
-        let (refused, _) = choose(&[("group.protocol", " Consumer")], Some(false));
-        let refused = refused.unwrap_err();
-        assert!(refused.contains("does not offer KIP-848"), "{refused}");
     }
 
     #[test]
