@@ -40,6 +40,7 @@ mod progress;
 mod report;
 pub mod shard;
 mod source;
+mod stop;
 mod suggest;
 mod table;
 mod target;
@@ -106,13 +107,15 @@ where
             .map_err(|e| Error::usage(format!("cannot write into {}: {e}", dir.display()))),
         None => run_copy(&cli.copy),
     };
-    match result {
+    let exit = match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("kreplicate: error: {}", one_line(&e.to_string()));
             e.exit()
         }
-    }
+    };
+    topics::wait_for_drops();
+    exit
 }
 
 /// clap prints help and version itself; errors become one line and exit 2.

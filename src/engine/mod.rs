@@ -78,6 +78,7 @@ impl Replicator {
             size_limit,
         } = topics::apply(&opts, found)?;
         announce(&counters, changes);
+        log::debug!("target topics ready");
         positions::migrate(&opts, &settled)?;
         warnings.extend(settled.warnings);
         opts.group_is_default = false;

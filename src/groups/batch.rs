@@ -10,6 +10,7 @@ use super::lookup::{Found, Index, Target};
 use super::positions;
 use crate::error::{Error, Result};
 use crate::options::ClusterSpec;
+use crate::source;
 
 /// Threads (and clients) at most per batch.
 const THREADS: usize = 8;
@@ -31,10 +32,13 @@ pub fn stands(
     let one = |group: &String| -> Result<(Positions, Positions)> {
         let source = positions::client(from, group, "source")?;
         let target = positions::client(to, group, "target")?;
-        Ok((
-            positions::committed(&source, parts, timeout)?,
-            positions::committed(&target, target_parts, timeout)?,
-        ))
+        let stands = (
+            positions::committed(&source, parts, timeout),
+            positions::committed(&target, target_parts, timeout),
+        );
+        source::close(&source, timeout);
+        source::close(&target, timeout);
+        Ok((stands.0?, stands.1?))
     };
     spread(groups, one)
 }

@@ -25,6 +25,12 @@ pub struct Target {
     timeout: Duration,
 }
 
+impl Drop for Target {
+    fn drop(&mut self) {
+        source::close(&self.reader, self.timeout);
+    }
+}
+
 /// One translation and what it cost.
 pub struct Found {
     pub translation: Translation,

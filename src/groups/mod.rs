@@ -274,7 +274,9 @@ fn settle(
         });
     }
     let on_target = positions::client(req.to, group, "target")?;
-    Ok(match positions::commit(&on_target, &moves) {
+    let committed = positions::commit(&on_target, &moves);
+    crate::source::close(&on_target, req.timeout);
+    Ok(match committed {
         Ok(()) => GroupOutcome {
             group: group.to_string(),
             status: "translated",

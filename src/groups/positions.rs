@@ -99,6 +99,7 @@ pub fn active(client: &Metadata, group: &str, timeout: Duration) -> Result<Optio
 }
 
 /// A client of `group` on one cluster that never joins it: reads and commits its positions.
+/// Close it with `source::close`: dropped as it is, it waits in 100 ms steps.
 pub fn client(spec: &ClusterSpec, group: &str, side: &str) -> Result<BaseConsumer> {
     kafka::reader_config(spec, group, &[])
         .create()

@@ -3,30 +3,29 @@
 //! committed on the target as `kreplicate groups` does (never moving one back), so that in a
 //! failover the target's groups are within one interval of where the applications stopped.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
 
 use super::{translate, Request, Selection};
 use crate::options::RunOptions;
 use crate::progress;
+use crate::stop::Stop;
 
 /// The sync thread of a copy run.
 pub struct Syncer {
-    done: Arc<AtomicBool>,
+    done: Arc<Stop>,
     handle: Option<JoinHandle<()>>,
 }
 
 impl Syncer {
     /// Starts syncing `selection` every `opts.sync_groups_interval`.
     pub fn start(opts: &RunOptions, selection: Selection) -> Syncer {
-        let done = Arc::new(AtomicBool::new(false));
+        let done = Arc::new(Stop::default());
         let (opts, flag) = (opts.clone(), done.clone());
         let handle = std::thread::spawn(move || {
             let mut said = String::new();
             loop {
-                let last = wait(&flag, opts.sync_groups_interval);
+                let last = flag.wait(opts.sync_groups_interval);
                 said = round(&opts, &selection, said);
                 if last {
                     return;
@@ -41,23 +40,11 @@ impl Syncer {
 
     /// One last round now that the copy ended (its positions are final), then stop.
     pub fn finish(mut self) {
-        self.done.store(true, Ordering::SeqCst);
+        self.done.raise();
         if let Some(h) = self.handle.take() {
             let _ = h.join();
         }
     }
-}
-
-/// Sleeps `interval`, or less when the copy ended; true when it did.
-fn wait(done: &AtomicBool, interval: Duration) -> bool {
-    let until = Instant::now() + interval;
-    while Instant::now() < until {
-        if done.load(Ordering::SeqCst) {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    done.load(Ordering::SeqCst)
 }
 
 /// One translation round; says what went wrong when it differs from the last round's

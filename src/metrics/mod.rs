@@ -7,7 +7,6 @@ mod exposition;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime};
@@ -15,6 +14,7 @@ use std::time::{Duration, SystemTime};
 use crate::error::Error;
 use crate::options::Metrics;
 use crate::report::{Counters, Identity, Status};
+use crate::stop::Stop;
 
 /// What the server, the file writer and the run share.
 #[derive(Debug)]
@@ -49,7 +49,7 @@ impl Inner {
 pub struct Exporter {
     inner: Arc<Inner>,
     server: Option<Arc<tiny_http::Server>>,
-    stop: Arc<AtomicBool>,
+    stop: Arc<Stop>,
     writer: Arc<Mutex<Option<JoinHandle<()>>>>,
 }
 
@@ -103,7 +103,7 @@ pub fn start(
             ))
         })?;
     }
-    let stop = Arc::new(AtomicBool::new(false));
+    let stop = Arc::new(Stop::default());
     if let Some(server) = &server {
         let (server, inner) = (server.clone(), inner.clone());
         std::thread::spawn(move || serve(&server, &inner));
@@ -124,7 +124,7 @@ impl Exporter {
     /// Records how the run ended, writes the final file and stops serving.
     pub fn finish(&self, status: Status) {
         *self.inner.status.lock().unwrap_or_else(|e| e.into_inner()) = Some(status);
-        self.stop.store(true, Ordering::SeqCst);
+        self.stop.raise();
         let writer = self.writer.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(w) = writer {
             let _ = w.join();
@@ -179,17 +179,10 @@ fn serve(server: &tiny_http::Server, inner: &Arc<Inner>) {
     }
 }
 
-fn rewrite(inner: &Arc<Inner>, stop: &AtomicBool, every: Duration) {
-    let step = Duration::from_millis(100);
-    let mut waited = Duration::ZERO;
-    while !stop.load(Ordering::SeqCst) {
-        std::thread::sleep(step);
-        waited += step;
-        if waited >= every {
-            waited = Duration::ZERO;
-            if let Err(e) = inner.write_file(inner) {
-                log::warn!("cannot rewrite the metrics file: {e}");
-            }
+fn rewrite(inner: &Arc<Inner>, stop: &Stop, every: Duration) {
+    while !stop.wait(every) {
+        if let Err(e) = inner.write_file(inner) {
+            log::warn!("cannot rewrite the metrics file: {e}");
         }
     }
 }

@@ -110,7 +110,7 @@ fn positions(
         );
     }
     drop(committed);
-    source::assign(&consumer, &start)
+    source::assign_with_leaders(&consumer, &start)
         .map_err(|e| Error::failed(format!("cannot read the source partitions: {e}")))?;
     let mut pending: HashMap<(String, i32), ()> = out.keys().map(|k| (k.clone(), ())).collect();
     let deadline = Instant::now() + opts.timeout;

@@ -10,7 +10,7 @@ mod figures;
 mod logging;
 
 use std::io::IsTerminal;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -22,11 +22,12 @@ use self::figures::{count, message, Rate, RATE_SPAN};
 use self::logging::{draw_above, emit};
 pub use self::logging::{init_logging, say};
 use crate::report::{Counters, Stall};
+use crate::stop::Stop;
 
 /// A running display or progress-line writer; `finish` ends it.
 pub struct Live {
     bar: Option<ProgressBar>,
-    stop: Arc<AtomicBool>,
+    stop: Arc<Stop>,
     ticker: Option<JoinHandle<()>>,
 }
 
@@ -39,13 +40,12 @@ pub fn start(
     every: Duration,
     delivery_timeout: Duration,
 ) -> Option<Live> {
-    let stop = Arc::new(AtomicBool::new(false));
+    let stop = Arc::new(Stop::default());
     let warn = Warn { delivery_timeout };
     if quiet {
         let stop2 = stop.clone();
         let ticker = std::thread::spawn(move || {
-            while !stop2.load(Ordering::Relaxed) {
-                std::thread::sleep(Duration::from_millis(100));
+            while !stop2.wait(Duration::from_millis(100)) {
                 warn.notices(&progress);
             }
             warn.notices(&progress);
@@ -112,10 +112,9 @@ impl Warn {
     }
 }
 
-fn tick(bar: &ProgressBar, p: &Counters, stop: &AtomicBool, warn: &Warn) {
+fn tick(bar: &ProgressBar, p: &Counters, stop: &Stop, warn: &Warn) {
     let mut rate = Rate::new(RATE_SPAN);
-    while !stop.load(Ordering::Relaxed) {
-        std::thread::sleep(Duration::from_millis(250));
+    while !stop.wait(Duration::from_millis(250)) {
         warn.notices(p);
         let per_sec = rate.sample(Instant::now(), p.records.load(Ordering::Relaxed));
         bar.set_message(message(p, per_sec));
@@ -125,13 +124,12 @@ fn tick(bar: &ProgressBar, p: &Counters, stop: &AtomicBool, warn: &Warn) {
 }
 
 /// Not on a terminal: one time-stamped line per interval, so journald shows progress.
-fn lines(p: &Counters, stop: &AtomicBool, every: Duration, warn: &Warn) {
+fn lines(p: &Counters, stop: &Stop, every: Duration, warn: &Warn) {
     // Sampled every tick, so that the rate covers the last few seconds whatever `every` is.
     let mut rate = Rate::new(RATE_SPAN);
     rate.sample(Instant::now(), 0);
     let mut next = Instant::now() + every;
-    while !stop.load(Ordering::Relaxed) {
-        std::thread::sleep(Duration::from_millis(100));
+    while !stop.wait(Duration::from_millis(100)) {
         warn.notices(p);
         let per_sec = rate.sample(Instant::now(), p.records.load(Ordering::Relaxed));
         if Instant::now() >= next {
@@ -144,7 +142,7 @@ fn lines(p: &Counters, stop: &AtomicBool, every: Duration, warn: &Warn) {
 
 impl Live {
     pub fn finish(mut self) {
-        self.stop.store(true, Ordering::Relaxed);
+        self.stop.raise();
         if let Some(t) = self.ticker.take() {
             let _ = t.join();
         }

@@ -2,6 +2,10 @@
 //! rust-rdkafka's admin futures (IncrementalAlterConfigs is in `alter`).
 
 use std::collections::HashMap;
+use std::mem::ManuallyDrop;
+use std::ops::Deref;
+use std::sync::{Mutex, PoisonError};
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 use rdkafka::admin::{AdminClient, AdminOptions, ConfigSource, ResourceSpecifier};
@@ -13,11 +17,52 @@ use crate::error::Result;
 use crate::kafka;
 use crate::options::ClusterSpec;
 
-pub type Admin = AdminClient<DefaultClientContext>;
+/// An admin client that is destroyed on a thread of its own. rust-rdkafka's `AdminClient`
+/// joins its polling thread when dropped, and that thread polls in 100 ms slices: a run's
+/// checks drop half a dozen clients one after the other, which cost its start 0.5 s.
+pub struct Admin(ManuallyDrop<AdminClient<DefaultClientContext>>);
+
+/// The threads destroying clients, joined by [`wait_for_drops`].
+static DROPPING: Mutex<Vec<JoinHandle<()>>> = Mutex::new(Vec::new());
+
+impl Deref for Admin {
+    type Target = AdminClient<DefaultClientContext>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl Drop for Admin {
+    fn drop(&mut self) {
+        // SAFETY: the client is taken once, here, and `self.0` is not used again.
+        let client = unsafe { ManuallyDrop::take(&mut self.0) };
+        // Should the thread not start, the closure and the client drop here.
+        let Ok(thread) = std::thread::Builder::new()
+            .name("admin drop".into())
+            .spawn(move || drop(client))
+        else {
+            return;
+        };
+        let mut dropping = DROPPING.lock().unwrap_or_else(PoisonError::into_inner);
+        dropping.retain(|t| !t.is_finished());
+        dropping.push(thread);
+    }
+}
+
+/// Waits until every dropped admin client is destroyed: called before the process exits, so
+/// that no client is torn down (its TLS state included) while the process is.
+pub fn wait_for_drops() {
+    let threads = std::mem::take(&mut *DROPPING.lock().unwrap_or_else(PoisonError::into_inner));
+    for thread in threads {
+        let _ = thread.join();
+    }
+}
 
 pub fn admin(spec: &ClusterSpec, side: &str) -> Result<Admin> {
     kafka::admin_config(spec)
         .create()
+        .map(|client| Admin(ManuallyDrop::new(client)))
         .map_err(|e| kafka::creation_error(side, e))
 }
 

@@ -95,6 +95,7 @@ pub fn inspect(opts: &RunOptions) -> Result<Inspection> {
         let source = metadata(&opts.from, "source", "--from", opts.timeout);
         (source, target.join())
     });
+    log::debug!("read both clusters' metadata");
     let (source_meta, source_topics) = source?;
     let routes = select(
         &opts.topics,
@@ -146,6 +147,7 @@ pub fn inspect(opts: &RunOptions) -> Result<Inspection> {
     if refusal.is_none() {
         refusal = access::refusal_for(opts, &topics);
         denied = refusal.is_some();
+        log::debug!("checked the permissions");
     }
     let mut acls = None;
     if refusal.is_none() && opts.sync_acls {
@@ -165,6 +167,7 @@ pub fn inspect(opts: &RunOptions) -> Result<Inspection> {
     let configs_compared = creating || opts.sync_configs;
     if configs_compared {
         warnings.extend(compare_configs(opts, &mut topics, false)?);
+        log::debug!("compared the topics' configs");
     }
     Ok(Inspection {
         topics,

@@ -10,7 +10,7 @@
 
 use std::time::{Duration, Instant};
 
-use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::consumer::BaseConsumer;
 use rdkafka::error::KafkaError;
 use rdkafka::message::{Headers, Message};
 use rdkafka::{Offset, TopicPartitionList};
@@ -74,7 +74,7 @@ pub fn holds_own_records(
     for p in 0..partitions {
         tpl.add_partition_offset(topic, p, Offset::Beginning).ok()?;
     }
-    let assigned = reader.assign(&tpl);
+    let assigned = crate::source::assign_with_leaders(&reader, &tpl);
     // A list that went through librdkafka holds partition references until dropped.
     drop(tpl);
     assigned.ok()?;
@@ -105,7 +105,7 @@ pub fn holds_own_records(
             _ => {}
         }
     }
-    let _ = reader.unassign();
+    crate::source::close(&reader, opts.timeout);
     answer
 }
 

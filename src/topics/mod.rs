@@ -30,7 +30,7 @@ pub mod limits;
 pub mod loops;
 mod realise;
 
-pub use admin::consumer_protocol_offered;
+pub use admin::{consumer_protocol_offered, wait_for_drops};
 pub use check::{apply, identity, inspect, stamp, Applied, Inspection};
 pub use discover::{follow_assigned, refresh, Refresh};
 pub use drift::{config_differences, TopicDrift};

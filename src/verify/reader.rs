@@ -15,7 +15,7 @@ use super::Route;
 use crate::error::{Error, Result};
 use crate::kafka;
 use crate::options::ClusterSpec;
-use crate::source::{classify_groupless, Polled};
+use crate::source::{self, classify_groupless, Polled};
 
 /// Reads one partition at a time of one cluster, as fingerprints, from the beginning to the
 /// end marked by partition-EOF. Assign only: its throwaway `group.id` is never joined and
@@ -30,6 +30,12 @@ pub(super) struct Reader {
     eof: bool,
 }
 
+impl Drop for Reader {
+    fn drop(&mut self) {
+        source::close(&self.consumer, self.timeout);
+    }
+}
+
 impl Reader {
     pub(super) fn new(spec: &ClusterSpec, side: &'static str, timeout: Duration) -> Result<Reader> {
         let nanos = SystemTime::now()
@@ -40,10 +46,11 @@ impl Reader {
             spec,
             &group,
             &[
-                // A bounded prefetch, and short empty fetches (some brokers hold an empty
-                // fetch for the full wait, which would delay every partition end).
+                // A bounded prefetch, and short empty fetches: Apache Kafka holds an empty
+                // fetch for the full wait, and every partition end waits for one on each side
+                // (at 100 ms, verify of 100 MB in 64 partitions took 14 s; now 1.8 s).
                 ("queued.max.messages.kbytes", "16384"),
-                ("fetch.wait.max.ms", "100"),
+                ("fetch.wait.max.ms", "10"),
                 // Both sides are read in lockstep, so one side's queue is often full while the
                 // other catches up: retry such a partition soon, not after librdkafka's second.
                 ("fetch.queue.backoff.ms", "10"),
@@ -66,8 +73,13 @@ impl Reader {
     /// Starts reading `topic[partition]` from its first record.
     fn open(&mut self, topic: &str, partition: i32) -> Result<()> {
         let mut tpl = TopicPartitionList::new();
+        // Metadata once per topic: asked again, it waits behind the last partition's fetch.
+        let first = topic != self.topic;
         tpl.add_partition_offset(topic, partition, Offset::Beginning)
-            .and_then(|()| self.consumer.assign(&tpl))
+            .and_then(|()| match first {
+                true => source::assign_with_leaders(&self.consumer, &tpl),
+                false => self.consumer.assign(&tpl),
+            })
             .map_err(|e| {
                 Error::usage(format!(
                     "{} cluster '{}': cannot read {topic}[{partition}]: {e}",

@@ -222,10 +222,8 @@ impl ExactlyOnce {
             .map_err(cannot)?;
         let deadline = Instant::now() + timeout;
         for &(source, p) in parts {
-            let (_, high) = all.fetch_watermarks(target, p, timeout).map_err(cannot)?;
-            let (_, mut end) = stable
-                .fetch_watermarks(target, p, timeout)
-                .map_err(cannot)?;
+            let (_, high) = source::watermarks(&all, target, p, timeout).map_err(cannot)?;
+            let (_, mut end) = source::watermarks(&stable, target, p, timeout).map_err(cannot)?;
             if end >= high || !self.ours_between(&all, target, (source, p), end..high)? {
                 continue;
             }
@@ -239,8 +237,7 @@ impl ExactlyOnce {
                     )));
                 }
                 std::thread::sleep(SETTLE_STEP);
-                end = stable
-                    .fetch_watermarks(target, p, timeout)
+                end = source::watermarks(&stable, target, p, timeout)
                     .map_err(cannot)?
                     .1;
             }

@@ -8,10 +8,9 @@ pub(super) mod clock;
 pub(super) mod follow;
 pub(super) mod index;
 
-use std::collections::BTreeSet;
 use std::time::Duration;
 
-use rdkafka::consumer::{BaseConsumer, Consumer, ConsumerContext};
+use rdkafka::consumer::{BaseConsumer, ConsumerContext};
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::error::{Error, Result};
@@ -36,27 +35,12 @@ pub(super) fn add_start(
         .map_err(|e| Error::failed(format!("cannot assign {topic}[{partition}]: {e}")))
 }
 
-/// How long an assignment waits for its topics' metadata (then librdkafka finds the leaders
-/// itself, later).
-const LEADERS_WAIT: Duration = Duration::from_secs(5);
-
-/// Assigns the source partitions ([`source::assign`]), their topics' metadata read first: a
-/// consumer that assigns without a subscription (a shard, exactly-once) knows no leader yet,
-/// and librdkafka 2.12 then queries each partition's start offset on a timer, about a second
-/// later ("no current leader for partition: (re)starting offset query timer").
+/// Assigns the source partitions, their topics' metadata read first
+/// ([`source::assign_with_leaders`]).
 pub(super) fn assign<C: ConsumerContext>(
     consumer: &BaseConsumer<C>,
     tpl: &TopicPartitionList,
 ) -> Result<()> {
-    let topics: BTreeSet<String> = tpl
-        .elements()
-        .iter()
-        .map(|e| e.topic().to_string())
-        .collect();
-    for topic in topics {
-        // A failure here only leaves the leaders to librdkafka.
-        let _ = consumer.fetch_metadata(Some(&topic), LEADERS_WAIT);
-    }
-    source::assign(consumer, tpl)
+    source::assign_with_leaders(consumer, tpl)
         .map_err(|e| Error::failed(format!("cannot assign source partitions: {e}")))
 }
