@@ -99,10 +99,13 @@ impl Figures {
         if self.skipped > 0 {
             out.push_str(&format!("  {} skipped", count(self.skipped)));
         }
-        out.push_str(&format!(
-            "  committed {}/{} partitions",
-            self.committed, self.assigned
-        ));
+        // Not before partitions are assigned: "committed 0/0" would read as nothing committed.
+        if self.assigned > 0 {
+            out.push_str(&format!(
+                "  committed {}/{} partitions",
+                self.committed, self.assigned
+            ));
+        }
         if self.throttled > 0.0 {
             out.push_str(&format!("  throttled {:.1} s", self.throttled));
         }
@@ -221,7 +224,7 @@ mod tests {
         };
         assert_eq!(
             quiet.line(),
-            "0 records  0 B  0/s  3 skipped  committed 0/0 partitions  throttled 2.0 s"
+            "0 records  0 B  0/s  3 skipped  throttled 2.0 s"
         );
     }
 
