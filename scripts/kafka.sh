@@ -51,6 +51,19 @@ port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
+# free_ports N AVOID...: N distinct free ports, none of AVOID. Bound together: two free_port
+# calls in a row can print the same port, and Kafka refuses two listeners on one port.
+free_ports() {
+    python3 -c '
+import socket, sys
+n, avoid, held, out = int(sys.argv[1]), set(sys.argv[2:]), [], []
+while len(out) < n:
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); held.append(s)
+    p = str(s.getsockname()[1])
+    if p not in avoid: out.append(p)
+print(" ".join(out))' "$@"
+}
+
 # The broker logs this once it is RUNNING: unfenced, its listeners accepting, the authorizer ready.
 started() { grep -q "Kafka Server started" "$1/server.log" 2>/dev/null; }
 
@@ -79,8 +92,7 @@ make_tls() { # a CA and a broker certificate for localhost/127.0.0.1, as PEM fil
 write_config() {
     local dir="$1" port="$2" proto="$3" acl="$4" aport="${5:-$2}"
     local cport iport
-    cport=$(free_port)
-    iport=$(free_port)
+    read -r cport iport < <(free_ports 2 "$port" "$aport")
     local lname=${proto,,}
     {
         echo "process.roles=broker,controller"
