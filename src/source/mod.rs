@@ -1,8 +1,8 @@
-//! The consuming side, shared by both engines and `verify`: assigning, classifying what a poll
-//! returned, finding partition ends and source gaps, lag, and leaving the group; `start`: where
-//! reading starts.
+//! The consuming side, shared by both engines and `verify`: classifying what a poll returned,
+//! finding partition ends and source gaps, and lag; `assign`: assigning and leaving the group;
+//! `start`: where reading starts.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::ffi::CString;
 use std::time::{Duration, Instant};
 
@@ -14,91 +14,10 @@ use rdkafka::{Offset, TopicPartitionList};
 use crate::error::{Error, Result};
 use crate::options::{GapPolicy, RunOptions};
 
+mod assign;
 mod start;
+pub(crate) use assign::{assign, assign_with_leaders, close, watermarks};
 pub(crate) use start::{committed_positions, group_positions, Start};
-
-/// Wait step while leaving the group: rust-rdkafka's drop waits in 100 ms steps.
-const CLOSE_STEP: Duration = Duration::from_millis(1);
-
-/// Leaves the group (serving the final revoke) before the consumer is dropped.
-pub(crate) fn close<C: ConsumerContext>(consumer: &BaseConsumer<C>, timeout: Duration) {
-    if consumer.close_queue().is_err() {
-        return;
-    }
-    let deadline = Instant::now() + timeout;
-    while !consumer.closed() && Instant::now() < deadline {
-        // Records still prefetched are not ours to copy any more.
-        let _ = consumer.poll(Duration::ZERO);
-        std::thread::sleep(CLOSE_STEP);
-    }
-}
-
-/// Assigns source partitions, reading each from scratch: librdkafka keeps an application
-/// pause across assignments, so a partition [`Ends::check`] paused at its end would never be
-/// fetched again after a lost assignment or an aborted transaction moved it back.
-pub(crate) fn assign<C: ConsumerContext>(
-    consumer: &BaseConsumer<C>,
-    tpl: &TopicPartitionList,
-) -> KafkaResult<()> {
-    consumer.assign(tpl)?;
-    consumer.resume(tpl)
-}
-
-/// Between tries of [`watermarks`].
-const NOT_READY_STEP: Duration = Duration::from_millis(20);
-
-/// One partition's (low, high) watermarks, asked again while its leader does not take requests
-/// yet: Kafka answers CreateTopics, and shows the new partitions' leaders in its metadata,
-/// before each leader takes requests. Asked at once, ListOffsets got "Not leader for
-/// partition", which failed an exactly-once start onto 64 new partitions in four of fifteen.
-pub(crate) fn watermarks<C: ConsumerContext>(
-    consumer: &BaseConsumer<C>,
-    topic: &str,
-    partition: i32,
-    timeout: Duration,
-) -> KafkaResult<(i64, i64)> {
-    use RDKafkaErrorCode as C;
-    let deadline = Instant::now() + timeout;
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match consumer.fetch_watermarks(topic, partition, left) {
-            Err(e)
-                if matches!(
-                    e.rdkafka_error_code(),
-                    Some(C::NotLeaderForPartition | C::LeaderNotAvailable)
-                ) && Instant::now() + NOT_READY_STEP < deadline =>
-            {
-                std::thread::sleep(NOT_READY_STEP)
-            }
-            answer => return answer,
-        }
-    }
-}
-
-/// How long [`assign_with_leaders`] waits for the topics' metadata (then librdkafka finds the
-/// leaders itself, later).
-const LEADERS_WAIT: Duration = Duration::from_secs(5);
-
-/// [`assign`], the topics' metadata read first. A consumer that assigns without a subscription
-/// (a shard, exactly-once, `verify`'s and `plan`'s readers) knows no leader yet, and librdkafka
-/// 2.12 then queries the start offset of each partition that starts at its beginning or end on
-/// a timer, up to a second later ("no current leader for partition: (re)starting offset query
-/// timer"): `verify` of ten records took 0.85 s.
-pub(crate) fn assign_with_leaders<C: ConsumerContext>(
-    consumer: &BaseConsumer<C>,
-    tpl: &TopicPartitionList,
-) -> KafkaResult<()> {
-    let topics: BTreeSet<String> = tpl
-        .elements()
-        .iter()
-        .map(|e| e.topic().to_string())
-        .collect();
-    for topic in topics {
-        // A failure here only leaves the leaders to librdkafka.
-        let _ = consumer.fetch_metadata(Some(&topic), LEADERS_WAIT);
-    }
-    assign(consumer, tpl)
-}
 
 /// What one consumer poll means for a loop (the engines' and verify's readers alike).
 pub(crate) enum Polled<'a> {
