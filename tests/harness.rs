@@ -236,3 +236,46 @@ fn harness_a_killed_broker_restarts_with_its_log() {
     common::produce(&a.bootstrap, "t", &[Rec::kv(0, "after", "v")]);
     assert_eq!(common::read_all(&a.bootstrap, "t").len(), 21);
 }
+
+/// A commit from outside a group waits until a killed member's session ends: Kafka refuses it
+/// (UnknownMemberId) while the group lists a member, which failed a CI run of
+/// `translate::issue_11_groups_translate_exactly_over_foreign_records_and_duplicates`.
+#[test]
+fn harness_commit_waits_out_a_killed_members_session() {
+    use crate::common::kr;
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let t = &common::unique("killed-member");
+    common::create_topic(&a.bootstrap, t, 2);
+    common::create_topic(&b.bootstrap, t, 2);
+    common::produce(
+        &a.bootstrap,
+        t,
+        &[Rec::kv(0, "k", "v"), Rec::kv(1, "k", "v")],
+    );
+    let g = &format!("{t}.g");
+    let child = kr::spawn(&[
+        "--from",
+        &a.bootstrap,
+        "--to",
+        &b.bootstrap,
+        "--topics",
+        t,
+        "--group",
+        g,
+        "--commit-interval",
+        "50ms",
+        "-X",
+        "session.timeout.ms=2000",
+        "-X",
+        "heartbeat.interval.ms=500",
+    ]);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while common::committed(&a.bootstrap, g, t, 2) != [1, 1] {
+        assert!(Instant::now() < deadline, "the copy committed nothing");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    kr::signal(&child, "KILL");
+    let _ = kr::wait(child, Duration::from_secs(30));
+    common::commit(&a.bootstrap, g, t, &[(0, 0), (1, 0)]);
+    assert_eq!(common::committed(&a.bootstrap, g, t, 2), vec![0, 0]);
+}

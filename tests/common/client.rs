@@ -488,6 +488,16 @@ pub fn commit(bootstrap: &str, group: &str, topic: &str, offsets: &[(i32, i64)])
         tpl.add_partition_offset(topic, *p, Offset::Offset(*o))
             .expect("tpl add");
     }
+    // A commit from outside the group is refused (UnknownMemberId) while the group still has
+    // members: a killed copier's member lives until its session times out.
+    let deadline = Instant::now() + DEFAULT_TIMEOUT;
+    let members = || {
+        let list = while_coordinator_loads(|| c.fetch_group_list(Some(group), DEFAULT_TIMEOUT));
+        list.map_or(0, |l| l.groups().iter().map(|g| g.members().len()).sum())
+    };
+    while members() > 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
     while_coordinator_loads(|| c.commit(&tpl, rdkafka::consumer::CommitMode::Sync)).unwrap_or_else(
         |e| panic!("commit {offsets:?} of {topic} for {group} on {bootstrap}: {e}"),
     );
