@@ -17,7 +17,7 @@ fn rec(i: usize, len: usize) -> Rec {
         key: Some(format!("k{i}").into_bytes()),
         value: Some(vec![b'a' + i as u8; len]),
         headers: vec![("seq".into(), Some(vec![i as u8]))],
-        timestamp: Some(1_700_000_000_000 + i as i64),
+        timestamp: Some(kr::recent() + i as i64),
     }
 }
 
