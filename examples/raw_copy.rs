@@ -96,7 +96,9 @@ fn run(args: &Args) -> AnyResult<()> {
     // overlaps the consumer's start instead of delaying the first send.
     // Producer: kreplicate's producer defaults (src/kafka.rs).
     let mut pcfg = ClientConfig::new();
-    pcfg.set("linger.ms", "5")
+    // kreplicate's default for every client (src/kafka/mod.rs, apply_cluster).
+    pcfg.set("reconnect.backoff.ms", "10")
+        .set("linger.ms", "5")
         .set("queue.buffering.max.kbytes", "65536")
         .set("enable.idempotence", "true")
         .set("bootstrap.servers", &args.to)
@@ -106,7 +108,8 @@ fn run(args: &Args) -> AnyResult<()> {
 
     // Consumer: kreplicate's consumer default (bounded prefetch), no group semantics.
     let mut ccfg = ClientConfig::new();
-    ccfg.set("queued.max.messages.kbytes", "32768")
+    ccfg.set("reconnect.backoff.ms", "10")
+        .set("queued.max.messages.kbytes", "32768")
         .set("fetch.queue.backoff.ms", "10")
         .set("bootstrap.servers", &args.from)
         .set(

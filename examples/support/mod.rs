@@ -33,8 +33,10 @@ pub fn partition_count(client: &BaseConsumer, topic: &str) -> Result<Option<i32>
 /// Creates `topic` with `partitions` partitions unless it exists with exactly that many, and
 /// waits until metadata shows it.
 pub fn ensure_topic(bootstrap: &str, topic: &str, partitions: i32) -> Result<()> {
+    // kreplicate's default for every client (src/kafka/mod.rs, apply_cluster).
     let meta: BaseConsumer = ClientConfig::new()
         .set("bootstrap.servers", bootstrap)
+        .set("reconnect.backoff.ms", "10")
         .create()?;
     if let Some(n) = partition_count(&meta, topic)? {
         if n != partitions {
@@ -44,6 +46,7 @@ pub fn ensure_topic(bootstrap: &str, topic: &str, partitions: i32) -> Result<()>
     }
     let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
         .set("bootstrap.servers", bootstrap)
+        .set("reconnect.backoff.ms", "10")
         .create()?;
     let new = NewTopic::new(topic, partitions, TopicReplication::Fixed(-1));
     let rt = tokio::runtime::Builder::new_current_thread()

@@ -122,8 +122,12 @@ fn check_heartbeat(spec: &ClusterSpec) -> Result<(), Error> {
     Ok(())
 }
 
-/// The user's properties, then the cluster's address.
+/// A default every client takes, the user's properties, then the cluster's address.
 fn apply_cluster(c: &mut ClientConfig, spec: &ClusterSpec) {
+    // librdkafka 2.12 drops the bootstrap connection as soon as it learns the brokers' ids,
+    // failing the request on it, and then opens no connection for reconnect.backoff.ms / 2
+    // (50 ms by default): every client's first request waited that, a group join twice.
+    c.set("reconnect.backoff.ms", "10");
     for (k, v) in &spec.properties {
         c.set(k, v);
     }

@@ -105,7 +105,6 @@ impl Acked {
                 })
                 .map_err(|e| kafka::creation_error("target", e))?,
         );
-        target::warm_up(&producer, &routes, opts.timeout)?;
         let incremental = consumer_cfg
             .get("group.protocol")
             .is_some_and(|p| p.trim().eq_ignore_ascii_case("consumer"));
@@ -120,6 +119,8 @@ impl Acked {
                 incremental,
             })
             .map_err(|e| kafka::creation_error("source", e))?;
+        // After the consumer's creation: it looks for its group coordinator meanwhile.
+        target::warm_up(&producer, &routes, opts.timeout)?;
         Ok(Acked {
             opts: opts.clone(),
             followed: Followed::new(routes),
