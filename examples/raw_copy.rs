@@ -124,6 +124,13 @@ fn run(args: &Args) -> AnyResult<()> {
     let partitions = partition_count(&consumer, &args.topic)?
         .with_context(|| format!("no topic {}", args.topic))?;
     ensure_topic(&args.to, &args.target, partitions)?;
+    // As kreplicate's warm-up (src/target.rs): the second answer lets the idempotent producer
+    // ask for its producer id at once instead of after its 500 ms retry timer.
+    for _ in 0..2 {
+        producer
+            .client()
+            .fetch_metadata(Some(&args.target), Duration::from_secs(10))?;
+    }
 
     let mut tpl = TopicPartitionList::new();
     for p in 0..partitions {

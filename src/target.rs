@@ -211,6 +211,9 @@ pub(crate) fn flush<C: Counted>(producer: &BaseProducer<C>, timeout: Duration) -
 /// Connects the producer and caches the target topics' metadata before the first record.
 /// Left to the first send, librdkafka 2.12 sent its first metadata request to the bootstrap
 /// connection it was retiring and produced nothing for ~0.5 s while the queue filled.
+/// Asked twice: the idempotent producer asks for its producer id when a metadata answer
+/// arrives, and at the first one the bootstrap connection is retired and no broker is up
+/// yet, so it waited its 500 ms retry timer; the second answer comes from a broker that is up.
 pub(crate) fn warm_up<C: ProducerContext>(
     producer: &BaseProducer<C>,
     routes: &[Route],
@@ -220,11 +223,13 @@ pub(crate) fn warm_up<C: ProducerContext>(
         [one] => Some(one.target.as_str()),
         _ => None,
     };
-    producer
-        .client()
-        .fetch_metadata(only, timeout)
-        .map(drop)
-        .map_err(|e| Error::failed(format!("cannot reach the target cluster: {e}")))
+    for _ in 0..2 {
+        producer
+            .client()
+            .fetch_metadata(only, timeout)
+            .map_err(|e| Error::failed(format!("cannot reach the target cluster: {e}")))?;
+    }
+    Ok(())
 }
 
 /// The target record for a source record: same partition, key, value (null or not),
