@@ -333,3 +333,28 @@ fn issue_11_exactly_once_translations_point_at_the_single_copy() {
         assert!(read <= 3 + 30 + 2, "one transaction at most: {r}");
     }
 }
+
+/// Regression (a CI run of the test above): a copy killed after committing its source position
+/// but before that commit's index entry went out left the index behind the group, and a rerun
+/// with nothing to copy in that partition never told it: `groups` then refused a group at the
+/// end as "ahead of the copy". Losing the index topic loses the entries the same way.
+#[test]
+fn issue_11_a_rerun_with_nothing_to_copy_tells_the_index_where_the_copy_stands() {
+    let (a, b) = Kafka::pair("tr-index-a", "tr-index-b");
+    let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    let (topic, copy, app) = ("t", "kreplicate.t", "t.app");
+    common::create_topic(ab, topic, PARTS);
+    common::create_topic(bb, topic, PARTS);
+    common::produce(ab, topic, &kr::records(40, PARTS, "src"));
+    let copy_args = kr::caught_up_args(ab, bb, topic, copy, "at-least-once", &[]);
+    let run = kr::run(&copy_args);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    common::delete_topic(bb, "__kreplicate.index");
+    let run = kr::run(&copy_args);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let ends = common::committed(ab, copy, topic, PARTS);
+    common::commit(ab, app, topic, &[(0, ends[0]), (1, ends[1])]);
+    let run = kr::run(&["groups", "--from", ab, "--to", bb, "--topics", topic]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(common::committed(bb, app, topic, PARTS), ends);
+}

@@ -103,7 +103,8 @@ impl Shared {
 /// Positions index entries (key, value) for every partition whose trail moved since the last
 /// ones; marks them as told.
 pub(super) fn index_entries(shared: &Shared, cluster: &str) -> Vec<(String, String)> {
-    let mut st = shared.lock();
+    let mut guard = shared.lock();
+    let st = &mut *guard;
     let source_of = shared.source_of();
     let mut out = Vec::new();
     for (target, parts) in st.parts.iter_mut() {
@@ -111,9 +112,17 @@ pub(super) fn index_entries(shared: &Shared, cluster: &str) -> Vec<(String, Stri
             continue;
         };
         for (&partition, part) in parts.iter_mut() {
+            // A position the group held at assignment is told too: a run killed between its
+            // commit and its entry left the index behind it, and a rerun with nothing to copy
+            // there would otherwise never tell it (`groups` then said "ahead of the copy").
+            let held = part
+                .held
+                .then(|| st.ends.start(source, partition))
+                .flatten();
+            let committed = part.tracker.committed().map(NextOffset::get).or(held);
             let entry = Entry {
                 trail: part.trail,
-                committed: part.tracker.committed().map_or(-1, NextOffset::get),
+                committed: committed.unwrap_or(-1),
             };
             if !index::moved(&entry, part.indexed.as_ref()) {
                 continue;

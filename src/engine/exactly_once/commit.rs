@@ -169,9 +169,18 @@ impl ExactlyOnce {
         if self.txn.open {
             // abort_transaction waits until every outstanding record's report was served, and
             // serves none itself (reports are events here): drop what was not sent yet, serve
-            // the reports of what was, then abort.
-            self.producer.purge(PurgeConfig::default().queue());
-            let _ = target::flush(&self.producer, self.opts.delivery_timeout);
+            // the reports of what was, then abort. Dropped again on every pass: a batch that
+            // comes back for a retry after an epoch bump waits for this very abort, so one
+            // flush waited for it until its delivery timeout (120 s in a CI run).
+            let flushed = Instant::now() + self.opts.delivery_timeout;
+            loop {
+                self.producer.purge(PurgeConfig::default().queue());
+                let pass = Duration::from_millis(100)
+                    .min(flushed.saturating_duration_since(Instant::now()));
+                if target::flush(&self.producer, pass).is_ok() || Instant::now() >= flushed {
+                    break;
+                }
+            }
             // An abort that timed out waiting for records in flight is resumed (librdkafka
             // says so): they end at their delivery timeout at the latest.
             let deadline = Instant::now() + self.opts.delivery_timeout + self.opts.timeout;
