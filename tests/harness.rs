@@ -254,7 +254,8 @@ fn harness_commit_waits_out_a_killed_members_session() {
         &[Rec::kv(0, "k", "v"), Rec::kv(1, "k", "v")],
     );
     let g = &format!("{t}.g");
-    let child = kr::spawn(&[
+    // Not --until-caught-up: the copy must still be a member when it is killed.
+    let mut args = vec![
         "--from",
         &a.bootstrap,
         "--to",
@@ -265,11 +266,9 @@ fn harness_commit_waits_out_a_killed_members_session() {
         g,
         "--commit-interval",
         "50ms",
-        "-X",
-        "session.timeout.ms=2000",
-        "-X",
-        "heartbeat.interval.ms=500",
-    ]);
+    ];
+    args.extend(kr::FAST_GROUP);
+    let child = kr::spawn(&args);
     let deadline = Instant::now() + Duration::from_secs(60);
     while common::committed(&a.bootstrap, g, t, 2) != [1, 1] {
         assert!(Instant::now() < deadline, "the copy committed nothing");

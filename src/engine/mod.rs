@@ -50,7 +50,7 @@ impl Replicator {
         // Whether the source offers KIP-848 is asked while both clusters are checked: a
         // connection and two round trips that would otherwise come before the join.
         let joins = opts.guarantee != Guarantee::ExactlyOnce && opts.shard.is_none();
-        let probe = joins.then(|| {
+        let probe = (joins && kafka::needs_offer(&opts.from)).then(|| {
             let (from, timeout) = (opts.from.clone(), opts.timeout);
             std::thread::spawn(move || topics::consumer_protocol_offered(&from, timeout))
         });
@@ -92,9 +92,9 @@ impl Replicator {
         let opts = &opts;
         // The group is named now (a default one after the target's identity).
         let mut consumer_cfg = kafka::consumer_config(opts)?;
-        if let Some(probe) = probe {
-            let offered = probe.join().ok().flatten();
-            let protocol = kafka::choose_group_protocol(&mut consumer_cfg, &opts.from, || offered)?;
+        if joins {
+            let offered = probe.and_then(|p| p.join().ok().flatten());
+            let protocol = kafka::choose_group_protocol(&mut consumer_cfg, &opts.from, offered)?;
             log::info!("group '{}' joins with the {protocol} protocol", opts.group);
         }
         let mut producer_cfg = kafka::producer_config(opts)?;

@@ -14,6 +14,24 @@ const CLASSIC_ONLY: [&str; 4] = [
     "group.protocol.type",
 ];
 
+/// The last value the user set for `key`, if any.
+fn set<'a>(spec: &'a ClusterSpec, key: &str) -> Option<&'a str> {
+    spec.properties
+        .iter()
+        .rev()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+}
+
+/// Whether [`choose_group_protocol`] needs to know what the source offers: not where the
+/// user's properties decide the protocol already.
+pub fn needs_offer(spec: &ClusterSpec) -> bool {
+    match set(spec, "group.protocol") {
+        Some(v) => v.trim().eq_ignore_ascii_case("consumer"),
+        None => CLASSIC_ONLY.iter().all(|k| set(spec, k).is_none()),
+    }
+}
+
 /// Sets the source consumer's group protocol and returns its name: KIP-848's `consumer`
 /// protocol where the source `offered` it, since its first heartbeat brings the assignment,
 /// where the classic join waits `group.initial.rebalance.delay.ms` (3 s by default) for more
@@ -23,12 +41,11 @@ const CLASSIC_ONLY: [&str; 4] = [
 pub fn choose_group_protocol(
     c: &mut ClientConfig,
     spec: &ClusterSpec,
-    offered: impl FnOnce() -> Option<bool>,
+    offered: Option<bool>,
 ) -> Result<&'static str, Error> {
-    let set = |k: &str| spec.properties.iter().find(|(key, _)| key == k);
-    if let Some((_, v)) = set("group.protocol") {
+    if let Some(v) = set(spec, "group.protocol") {
         let consumer = v.trim().eq_ignore_ascii_case("consumer");
-        if consumer && offered() == Some(false) {
+        if consumer && offered == Some(false) {
             return Err(Error::usage(format!(
                 "source property 'group.protocol=consumer': the source cluster '{}' does not offer KIP-848's consumer group protocol (Kafka 4.0 and later, group.coordinator.rebalance.protocols); remove the property",
                 spec.name
@@ -36,7 +53,7 @@ pub fn choose_group_protocol(
         }
         return Ok(if consumer { "consumer" } else { "classic" });
     }
-    if CLASSIC_ONLY.iter().any(|k| set(k).is_some()) || offered() != Some(true) {
+    if !needs_offer(spec) || offered != Some(true) {
         return Ok("classic");
     }
     c.set("group.protocol", "consumer");
@@ -52,7 +69,7 @@ mod tests {
     fn issue_20_the_consumer_group_protocol_where_offered_and_nothing_classic_is_set() {
         let choose = |props: &[(&str, &str)], offered: Option<bool>| {
             let mut c = ClientConfig::new();
-            let chosen = choose_group_protocol(&mut c, &spec(props), || offered);
+            let chosen = choose_group_protocol(&mut c, &spec(props), offered);
             (
                 chosen.map_err(|e| e.to_string()),
                 c.get("group.protocol").map(String::from),
@@ -80,5 +97,10 @@ mod tests {
         let (refused, _) = choose(&[("group.protocol", " Consumer")], Some(false));
         let refused = refused.unwrap_err();
         assert!(refused.contains("does not offer KIP-848"), "{refused}");
+        // Only where the answer matters is the source asked.
+        assert!(needs_offer(&spec(&[])));
+        assert!(needs_offer(&spec(&[("group.protocol", "consumer")])));
+        assert!(!needs_offer(&spec(&[("group.protocol", "classic")])));
+        assert!(!needs_offer(&spec(&[("session.timeout.ms", "10000")])));
     }
 }

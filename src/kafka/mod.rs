@@ -5,7 +5,7 @@
 mod group_protocol;
 mod reasons;
 
-pub use group_protocol::choose_group_protocol;
+pub use group_protocol::{choose_group_protocol, needs_offer};
 pub use reasons::{creation_error, serve_logs, validate, Reasons};
 
 use std::time::Duration;

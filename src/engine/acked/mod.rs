@@ -29,7 +29,7 @@ use super::shared::{self, clock::Clock, clock::Pace, follow::Followed};
 use crate::error::Result;
 use crate::kafka;
 use crate::offsets::NextOffset;
-use crate::options::{Guarantee, RunOptions};
+use crate::options::RunOptions;
 use crate::origin::Stamp;
 use crate::report::{Counters, PartitionEnd, Summary};
 use crate::source::{self, classify, Polled, Warner};
@@ -178,9 +178,8 @@ impl Acked {
             for (&p, part) in parts {
                 let start = st.ends.start(&source, p);
                 // A partition with nothing new to commit still holds the group's position
-                // read at assignment (under `none`, auto-commit may have moved it since).
-                let held = start.filter(|_| self.opts.guarantee != Guarantee::None);
-                let committed = part.tracker.committed().map(NextOffset::get).or(held);
+                // read at assignment (not under `none`: auto-commit may have moved it since).
+                let committed = part.committed(start);
                 let end_offset = source::cached_watermarks(&self.consumer, &source, p).map(|w| w.1);
                 let end = positions.entry((source.clone(), p)).or_default();
                 end.copied.merge(&part.copied);

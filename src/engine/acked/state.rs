@@ -31,6 +31,15 @@ pub(super) struct Part {
     pub(super) held: bool,
 }
 
+impl Part {
+    /// The source group's position: this run's last commit, else the one it held at
+    /// assignment (`start`, where reading began).
+    pub(super) fn committed(&self, start: Option<i64>) -> Option<i64> {
+        let held = start.filter(|_| self.held);
+        self.tracker.committed().map(NextOffset::get).or(held)
+    }
+}
+
 /// Everything the loop, the delivery callback and the rebalance callback share.
 #[derive(Debug, Default)]
 pub(super) struct State {
@@ -115,14 +124,11 @@ pub(super) fn index_entries(shared: &Shared, cluster: &str) -> Vec<(String, Stri
             // A position the group held at assignment is told too: a run killed between its
             // commit and its entry left the index behind it, and a rerun with nothing to copy
             // there would otherwise never tell it (`groups` then said "ahead of the copy").
-            let held = part
-                .held
-                .then(|| st.ends.start(source, partition))
-                .flatten();
-            let committed = part.tracker.committed().map(NextOffset::get).or(held);
             let entry = Entry {
                 trail: part.trail,
-                committed: committed.unwrap_or(-1),
+                committed: part
+                    .committed(st.ends.start(source, partition))
+                    .unwrap_or(-1),
             };
             if !index::moved(&entry, part.indexed.as_ref()) {
                 continue;
