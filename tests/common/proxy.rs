@@ -5,6 +5,10 @@
 //!
 //! The broker advertises the proxy's address (`Kafka::behind_proxy`), so every connection a
 //! client opens after bootstrap goes through it too.
+//!
+//! [`Proxy::hold_requests`] holds one direction only: requests wait, answers still flow. A
+//! request forwarded before the hold is appended and answered, a later one never reaches the
+//! broker, so the target then holds exactly what the client saw acknowledged.
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
@@ -16,6 +20,8 @@ use std::time::Duration;
 struct State {
     /// Nothing is forwarded (both directions) while set.
     held: AtomicBool,
+    /// Nothing is forwarded from the client to the broker while set; answers still flow.
+    requests_held: AtomicBool,
     /// Added before each forwarded chunk, in milliseconds.
     latency_ms: AtomicU64,
     /// Every socket of every live connection, to cut them.
@@ -51,10 +57,10 @@ impl Proxy {
                 if let (Ok(c2), Ok(s2)) = (client.try_clone(), server.try_clone()) {
                     st.sockets.lock().unwrap().extend([c2, s2]);
                 }
-                for (from, to) in [(&client, &server), (&server, &client)] {
+                for (from, to, request) in [(&client, &server, true), (&server, &client, false)] {
                     let (from, to, st) = (from.try_clone(), to.try_clone(), st.clone());
                     if let (Ok(from), Ok(to)) = (from, to) {
-                        std::thread::spawn(move || pump(from, to, &st));
+                        std::thread::spawn(move || pump(from, to, request, &st));
                     }
                 }
             }
@@ -72,9 +78,16 @@ impl Proxy {
         self.state.held.store(true, Ordering::SeqCst);
     }
 
-    /// Forward again.
+    /// Stop forwarding requests (client → broker) only; answers to requests already
+    /// forwarded still reach the client. Undone by [`Proxy::resume`].
+    pub fn hold_requests(&self) {
+        self.state.requests_held.store(true, Ordering::SeqCst);
+    }
+
+    /// Forward again, both ways.
     pub fn resume(&self) {
         self.state.held.store(false, Ordering::SeqCst);
+        self.state.requests_held.store(false, Ordering::SeqCst);
     }
 
     /// Close every live connection: what was held is never forwarded. New connections work.
@@ -91,16 +104,18 @@ impl Proxy {
     }
 }
 
-/// Copies `from` to `to` chunk by chunk; while held, a chunk already read waits, and is
-/// dropped if the connection is cut meanwhile.
-fn pump(mut from: TcpStream, mut to: TcpStream, st: &State) {
+/// Copies `from` to `to` chunk by chunk (`request`: client → broker); while held, a chunk
+/// already read waits, and is dropped if the connection is cut meanwhile.
+fn pump(mut from: TcpStream, mut to: TcpStream, request: bool, st: &State) {
     let mut buf = vec![0u8; 64 * 1024];
     loop {
         let n = match from.read(&mut buf) {
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
-        while st.held.load(Ordering::SeqCst) && !st.closed.load(Ordering::Relaxed) {
+        while (st.held.load(Ordering::SeqCst) || request && st.requests_held.load(Ordering::SeqCst))
+            && !st.closed.load(Ordering::Relaxed)
+        {
             std::thread::sleep(Duration::from_millis(5));
         }
         let latency = st.latency_ms.load(Ordering::Relaxed);
