@@ -12,7 +12,7 @@ use crate::common::{self, Got, Kafka, Rec};
 
 const ORIGIN: &str = "kreplicate.origin";
 
-fn eos_args<'a>(a: &'a str, b: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+pub(crate) fn eos_args<'a>(a: &'a str, b: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
     eos_args_in(a, b, "t", "g", extra)
 }
 
@@ -43,7 +43,7 @@ fn eos_args_in<'a>(
 
 /// The target as a read_committed reader sees it, without kreplicate's origin header, must
 /// equal the source exactly: no record missing, none twice, same order per partition.
-fn assert_exact(a: &str, b: &str, partitions: i32) {
+pub(crate) fn assert_exact(a: &str, b: &str, partitions: i32) {
     assert_exact_in(a, b, "t", partitions)
 }
 

@@ -536,3 +536,16 @@ pub fn committed(bootstrap: &str, group: &str, topic: &str, partitions: i32) -> 
     drop(c);
     out
 }
+
+/// Each partition's end of `topic` as a reader with `isolation` sees it: the high watermark
+/// (`read_uncommitted`) or the last stable offset (`read_committed`).
+pub fn ends(bootstrap: &str, topic: &str, partitions: i32, isolation: &str) -> Vec<i64> {
+    let c = consumer(bootstrap, &[("isolation.level", isolation)]);
+    (0..partitions)
+        .map(|p| {
+            c.fetch_watermarks(topic, p, DEFAULT_TIMEOUT)
+                .unwrap_or_else(|e| panic!("watermarks of {topic}[{p}] on {bootstrap}: {e}"))
+                .1
+        })
+        .collect()
+}
