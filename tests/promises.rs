@@ -1,5 +1,5 @@
-//! Issue 17: promises of the docs (docs/guide.md) that no test checked end to end. Apache
-//! Kafka (shared clusters, names of their own) where the broker's behaviour matters;
+//! Issues 17 and 31: promises of the docs (docs/guide.md) that no test checked end to end.
+//! Apache Kafka (shared clusters, names of their own) where the broker's behaviour matters;
 //! librdkafka's mock cluster where a protocol error is injected.
 
 use std::time::Duration;
@@ -288,4 +288,289 @@ fn issue_17_exactly_once_transactions_time_out_above_their_bounds() {
         .and_then(|t| t.parse().ok())
         .unwrap_or_else(|| panic!("no TransactionTimeoutMs in: {described}"));
     assert_eq!(timeout, 40_000 + 50_000 + 30_000, "{described}");
+}
+
+/// Issue 31: records of every odd shape travel byte for byte under both guarantees: an empty
+/// key beside a null one, an empty value beside a tombstone, an empty header value beside a
+/// null one, repeated headers, and bytes that are not UTF-8 in keys, values and header values.
+#[test]
+fn issue_31_odd_records_are_copied_byte_for_byte() {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let topic = common::unique("odd");
+    common::create_topic(&a.bootstrap, &topic, 2);
+    let not_utf8 = vec![0xff, 0x00, 0xfe, 0x80];
+    let mut records = vec![];
+    for p in 0..2 {
+        let rec = |key: Option<Vec<u8>>, value: Option<Vec<u8>>, headers| common::Rec {
+            partition: p,
+            key,
+            value,
+            headers,
+            timestamp: Some(kr::recent()),
+        };
+        records.extend([
+            rec(Some(vec![]), Some(b"empty key".to_vec()), vec![]),
+            rec(None, Some(b"null key".to_vec()), vec![]),
+            rec(Some(b"k".to_vec()), Some(vec![]), vec![]),
+            rec(Some(b"k".to_vec()), None, vec![]),
+            rec(
+                Some(not_utf8.clone()),
+                Some(not_utf8.clone()),
+                vec![
+                    ("empty".into(), Some(vec![])),
+                    ("null".into(), None),
+                    ("bytes".into(), Some(not_utf8.clone())),
+                    ("bytes".into(), Some(vec![0x00])),
+                ],
+            ),
+        ]);
+    }
+    common::produce(&a.bootstrap, &topic, &records);
+    for guarantee in ["at-least-once", "exactly-once"] {
+        let group = common::unique("odd-g");
+        let rename = format!("{guarantee}.{{topic}}");
+        let args = kr::caught_up_args(
+            &a.bootstrap,
+            &b.bootstrap,
+            &topic,
+            &group,
+            guarantee,
+            &["--rename", &rename, "--create-topics"],
+        );
+        let run = kr::run(&args);
+        assert_eq!(run.code, 0, "{run:?}");
+        let target = format!("{guarantee}.{topic}");
+        let dups = kr::assert_complete(&a.bootstrap, &b.bootstrap, &topic, &target, 2);
+        assert_eq!(dups, 0, "{guarantee}");
+    }
+}
+
+/// Issue 31: `--txn-max-bytes` ends a transaction once its records' bytes reach the bound:
+/// 400 records of 1 KB with a 50 KB bound take at least 8 transactions where the other bounds
+/// (a minute, a million records) would allow one.
+#[test]
+fn issue_31_txn_max_bytes_bounds_each_transaction() {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let topic = common::unique("txn-bytes");
+    common::create_topic(&a.bootstrap, &topic, 1);
+    let value = "x".repeat(1000);
+    let records: Vec<common::Rec> = (0..400)
+        .map(|i| common::Rec::kv(0, &format!("k{i:03}"), &value))
+        .collect();
+    common::produce(&a.bootstrap, &topic, &records);
+    let dir = common::scratch_dir();
+    let file = dir.join("metrics.prom");
+    let file_arg = file.to_string_lossy().to_string();
+    let group = common::unique("txn-bytes-g");
+    let args = kr::caught_up_args(
+        &a.bootstrap,
+        &b.bootstrap,
+        &topic,
+        &group,
+        "exactly-once",
+        &[
+            "--create-topics",
+            "--txn-max-bytes",
+            "50KB",
+            "--txn-max-time",
+            "1m",
+            "--txn-max-records",
+            "1000000",
+            "--metrics-file",
+            &file_arg,
+        ],
+    );
+    let run = kr::run(&args);
+    assert_eq!(run.code, 0, "{run:?}");
+    let text = std::fs::read_to_string(&file).expect("the metrics file");
+    let committed = common::scraped(&text, "kreplicate_transactions_committed_total")[0].1;
+    assert!(
+        (8.0..=10.0).contains(&committed),
+        "400 KB in transactions of at most 50 KB: {committed} transactions"
+    );
+    kr::assert_complete(&a.bootstrap, &b.bootstrap, &topic, &topic, 1);
+}
+
+/// Issue 31: `-q` prints nothing on success, and still warns of a target slow to acknowledge
+/// (librdkafka's mock answering after 0.7 s, past half of a 1 s delivery timeout).
+#[test]
+fn issue_31_quiet_is_silent_on_success_and_still_warns_of_a_stall() {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let topic = common::unique("quiet");
+    common::create_topic(&a.bootstrap, &topic, 1);
+    // A topic the run creates is one line even with -q (a write to the target): not here.
+    common::create_topic(&b.bootstrap, &topic, 1);
+    common::produce(&a.bootstrap, &topic, &kr::records(100, 1, "q"));
+    let group = common::unique("quiet-g");
+    let mut args = kr::caught_up_args(
+        &a.bootstrap,
+        &b.bootstrap,
+        &topic,
+        &group,
+        "at-least-once",
+        &["-q"],
+    );
+    args.retain(|a| *a != "--json");
+    let run = kr::run(&args);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.stderr, "", "-q on success");
+    assert_eq!(run.stdout, "", "-q on success");
+
+    let (_ma, mb, ab, bb) = common::mock_pair("t", 1, &kr::records(20, 1, "slow"));
+    let mock = mb.cluster().unwrap();
+    mock.broker_round_trip_time(1, Duration::from_millis(700))
+        .unwrap();
+    let mut args = kr::caught_up_args(
+        &ab,
+        &bb,
+        "t",
+        "g",
+        "at-least-once",
+        &["-q", "--delivery-timeout", "1s"],
+    );
+    args.retain(|a| *a != "--json");
+    let run = kr::run(&args);
+    // Each answer comes after 0.7 s, past half the delivery timeout and (mostly) within it:
+    // the run may end either way, and warns in both.
+    assert!(run.code == 0 || run.code == 1, "{run:?}");
+    assert!(
+        run.stderr
+            .contains("kreplicate: warning: target has not acknowledged"),
+        "the stall warning with -q: {}",
+        run.stderr
+    );
+    assert!(
+        !run.stderr.contains("records  "),
+        "no progress line with -q: {}",
+        run.stderr
+    );
+}
+
+/// Issue 31: two processes owning the same shard copy the same partitions: duplicates,
+/// never a loss.
+#[test]
+fn issue_31_two_processes_owning_one_shard_duplicate_but_lose_nothing() {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let topic = common::unique("one-shard");
+    common::create_topic(&a.bootstrap, &topic, 4);
+    common::create_topic(&b.bootstrap, &topic, 4);
+    common::produce(&a.bootstrap, &topic, &kr::records(4000, 4, "s"));
+    let group = common::unique("one-shard-g");
+    let args = kr::caught_up_args(
+        &a.bootstrap,
+        &b.bootstrap,
+        &topic,
+        &group,
+        "at-least-once",
+        &["--shard", "1/1", "--to-property", "batch.num.messages=50"],
+    );
+    let (first, second) = (kr::spawn(&args), kr::spawn(&args));
+    let (first, second) = (
+        kr::wait(first, Duration::from_secs(60)),
+        kr::wait(second, Duration::from_secs(60)),
+    );
+    assert_eq!((first.code, second.code), (0, 0), "{first:?}\n{second:?}");
+    let dups = kr::assert_complete(&a.bootstrap, &b.bootstrap, &topic, &topic, 4);
+    eprintln!("two owners of one shard: {dups} duplicates of 4000 records");
+    assert_eq!(
+        common::committed(&a.bootstrap, &group, &topic, 4),
+        vec![1000; 4]
+    );
+}
+
+/// Issue 31: what a caught-up at-least-once run leaves in its metrics file: one rebalance (its
+/// group's assignment), lag 0 records and 0 seconds, a last commit during the run.
+#[test]
+fn issue_31_metrics_of_a_finished_run_say_rebalances_lag_and_last_commit() {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let topic = common::unique("metrics-end");
+    common::create_topic(&a.bootstrap, &topic, 2);
+    common::produce(&a.bootstrap, &topic, &kr::records(500, 2, "m"));
+    let dir = common::scratch_dir();
+    let file = dir.join("metrics.prom");
+    let file_arg = file.to_string_lossy().to_string();
+    let group = common::unique("metrics-end-g");
+    let args = kr::caught_up_args(
+        &a.bootstrap,
+        &b.bootstrap,
+        &topic,
+        &group,
+        "at-least-once",
+        &["--create-topics", "--metrics-file", &file_arg],
+    );
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    let run = kr::run(&args);
+    assert_eq!(run.code, 0, "{run:?}");
+    let after = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    let text = std::fs::read_to_string(&file).expect("the metrics file");
+    let one = |name: &str| -> f64 {
+        let s = common::scraped(&text, name);
+        assert!(!s.is_empty(), "{name} in {text}");
+        s[0].1
+    };
+    assert_eq!(one("kreplicate_rebalances_total"), 1.0, "{text}");
+    let last_commit = one("kreplicate_last_commit_timestamp_seconds");
+    assert!(
+        (before..=after).contains(&last_commit),
+        "last commit {last_commit} within the run [{before}, {after}]"
+    );
+    for name in ["kreplicate_lag_records", "kreplicate_lag_seconds"] {
+        let samples = common::scraped(&text, name);
+        assert_eq!(samples.len(), 2, "{name} per partition: {text}");
+        assert!(samples.iter().all(|s| s.1 == 0.0), "{name}: {samples:?}");
+    }
+}
+
+/// Issue 31: under exactly-once a second SIGINT exits 130 at once (the first one's flush and
+/// commit cut short), says `interrupted`, and leaves the target consistent: a rerun then
+/// completes an exact copy (nothing lost, nothing twice for read_committed readers).
+#[test]
+fn issue_31_a_second_signal_under_exactly_once_exits_130_and_a_rerun_is_exact() {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let topic = common::unique("eos-130");
+    common::create_topic(&a.bootstrap, &topic, 2);
+    common::create_topic(&b.bootstrap, &topic, 2);
+    common::produce(&a.bootstrap, &topic, &kr::records(2000, 2, "pre"));
+    let writer = kr::Writer::start(&a.bootstrap, &topic, 2);
+    let group = common::unique("eos-130-g");
+    let addr = format!("127.0.0.1:{}", common::free_port());
+    let mut args = kr::caught_up_args(
+        &a.bootstrap,
+        &b.bootstrap,
+        &topic,
+        &group,
+        "exactly-once",
+        &["--metrics-addr", &addr, "--txn-max-records", "100"],
+    );
+    args.retain(|a| *a != "--until-caught-up");
+    let mut run = Some(kr::spawn(&args));
+    kr::wait_or_kill(Duration::from_secs(60), &mut run, || {
+        let n = kr::metric(&addr, "kreplicate_transactions_committed_total").unwrap_or(0.0);
+        (n < 2.0).then(|| format!("{n} transactions committed"))
+    });
+    let child = run.take().unwrap();
+    kr::signal(&child, "INT");
+    kr::signal(&child, "INT");
+    let signalled = std::time::Instant::now();
+    let out = kr::wait(child, Duration::from_secs(30));
+    let took = signalled.elapsed();
+    drop(writer);
+    assert_eq!(out.code, 130, "{out:?}");
+    assert!(took < Duration::from_secs(5), "at once: {took:?}");
+    assert_eq!(out.json()["status"], "interrupted", "{out:?}");
+    assert_eq!(out.json()["error_kind"], "interrupted", "{out:?}");
+
+    let mut rerun = args.clone();
+    rerun.push("--until-caught-up");
+    rerun.retain(|a| !a.starts_with("--metrics-addr") && *a != addr.as_str());
+    let again = kr::run(&rerun);
+    assert_eq!(again.code, 0, "{again:?}");
+    let dups = kr::assert_complete(&a.bootstrap, &b.bootstrap, &topic, &topic, 2);
+    assert_eq!(dups, 0, "no record twice for a read_committed reader");
 }
