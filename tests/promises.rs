@@ -574,3 +574,40 @@ fn issue_31_a_second_signal_under_exactly_once_exits_130_and_a_rerun_is_exact() 
     let dups = kr::assert_complete(&a.bootstrap, &b.bootstrap, &topic, &topic, 2);
     assert_eq!(dups, 0, "no record twice for a read_committed reader");
 }
+
+/// Issue 31: `-X group.protocol=consumer` against a source that does not offer KIP-848 (a
+/// Kafka 4.1 broker told to serve only classic groups, as every broker before 4.0 does) is
+/// bad input: one line naming the property, exit 2, nothing committed.
+#[test]
+fn issue_31_group_protocol_consumer_on_a_source_without_kip_848_exits_2() {
+    let a = Kafka::start_with(
+        "classic-only",
+        &["--set", "group.coordinator.rebalance.protocols=classic"],
+    );
+    let b = Kafka::shared("b");
+    common::create_topic(&a.bootstrap, "t", 1);
+    common::produce(&a.bootstrap, "t", &kr::records(10, 1, "c"));
+    let run = kr::run(&[
+        "--from",
+        &a.bootstrap,
+        "--to",
+        &b.bootstrap,
+        "--topics",
+        "t",
+        "--group",
+        "g",
+        "--create-topics",
+        "--until-caught-up",
+        "-X",
+        "group.protocol=consumer",
+    ]);
+    assert_eq!(run.code, 2, "{run:?}");
+    let lines: Vec<&str> = run.stderr.trim().lines().collect();
+    assert_eq!(lines.len(), 1, "one line: {}", run.stderr);
+    assert!(
+        lines[0].contains("'group.protocol=consumer'") && lines[0].contains("does not offer"),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(common::committed(&a.bootstrap, "g", "t", 1), vec![-1]);
+}

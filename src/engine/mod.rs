@@ -55,6 +55,11 @@ impl Replicator {
             std::thread::spawn(move || topics::consumer_protocol_offered(&from, timeout))
         });
         let found = topics::inspect(opts)?;
+        // Decided before anything is written: a refused protocol is bad input (issue 31).
+        let offered = probe.and_then(|p| p.join().ok().flatten());
+        let protocol = joins
+            .then(|| kafka::choose_group_protocol(&opts.from, offered))
+            .transpose()?;
         let mut opts = opts.clone();
         let settled = match found.refusal {
             Some(_) => positions::Settled::default(),
@@ -92,9 +97,10 @@ impl Replicator {
         let opts = &opts;
         // The group is named now (a default one after the target's identity).
         let mut consumer_cfg = kafka::consumer_config(opts)?;
-        if joins {
-            let offered = probe.and_then(|p| p.join().ok().flatten());
-            let protocol = kafka::choose_group_protocol(&mut consumer_cfg, &opts.from, offered)?;
+        if let Some(protocol) = protocol {
+            if protocol == "consumer" {
+                consumer_cfg.set("group.protocol", protocol);
+            }
             log::info!("group '{}' joins with the {protocol} protocol", opts.group);
         }
         let mut producer_cfg = kafka::producer_config(opts)?;

@@ -1,8 +1,6 @@
 //! Which group protocol the source consumer joins with: KIP-848's where the source offers it
 //! and the user chose nothing that needs the classic one.
 
-use rdkafka::config::ClientConfig;
-
 use crate::error::Error;
 use crate::options::ClusterSpec;
 
@@ -32,14 +30,13 @@ pub fn needs_offer(spec: &ClusterSpec) -> bool {
     }
 }
 
-/// Sets the source consumer's group protocol and returns its name: KIP-848's `consumer`
-/// protocol where the source `offered` it, since its first heartbeat brings the assignment,
+/// The source consumer's group protocol (the caller sets `group.protocol` to it where it is
+/// `consumer`): KIP-848's `consumer` protocol where the source `offered` it, since its first heartbeat brings the assignment,
 /// where the classic join waits `group.initial.rebalance.delay.ms` (3 s by default) for more
 /// members; the classic one where it is not offered, or the user set `group.protocol` or a
 /// property only the classic protocol takes. An explicit `consumer` the source does not offer
 /// is bad input.
 pub fn choose_group_protocol(
-    c: &mut ClientConfig,
     spec: &ClusterSpec,
     offered: Option<bool>,
 ) -> Result<&'static str, Error> {
@@ -56,7 +53,6 @@ pub fn choose_group_protocol(
     if !needs_offer(spec) || offered != Some(true) {
         return Ok("classic");
     }
-    c.set("group.protocol", "consumer");
     Ok("consumer")
 }
 
@@ -68,15 +64,9 @@ mod tests {
     #[test]
     fn issue_20_the_consumer_group_protocol_where_offered_and_nothing_classic_is_set() {
         let choose = |props: &[(&str, &str)], offered: Option<bool>| {
-            let mut c = ClientConfig::new();
-            let chosen = choose_group_protocol(&mut c, &spec(props), offered);
-            (
-                chosen.map_err(|e| e.to_string()),
-                c.get("group.protocol").map(String::from),
-            )
+            choose_group_protocol(&spec(props), offered).map_err(|e| e.to_string())
         };
-        let consumer = (Ok("consumer"), Some("consumer".to_string()));
-        let classic = (Ok("classic"), None);
+        let (consumer, classic) = (Ok("consumer"), Ok("classic"));
         assert_eq!(choose(&[], Some(true)), consumer);
         // Not offered, or not known to be: the classic protocol, which every broker has.
         assert_eq!(choose(&[], Some(false)), classic);
@@ -90,12 +80,8 @@ mod tests {
             choose(&[("group.protocol", "classic")], Some(true)),
             classic
         );
-        assert_eq!(
-            choose(&[("group.protocol", "consumer")], None),
-            (Ok("consumer"), None)
-        );
-        let (refused, _) = choose(&[("group.protocol", " Consumer")], Some(false));
-        let refused = refused.unwrap_err();
+        assert_eq!(choose(&[("group.protocol", "consumer")], None), consumer);
+        let refused = choose(&[("group.protocol", " Consumer")], Some(false)).unwrap_err();
         assert!(refused.contains("does not offer KIP-848"), "{refused}");
         // Only where the answer matters is the source asked.
         assert!(needs_offer(&spec(&[])));
