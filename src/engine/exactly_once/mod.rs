@@ -177,6 +177,7 @@ impl ExactlyOnce {
             if settled && !self.failure.is_set() {
                 self.counters.note_success();
             }
+            self.abort_on_exit();
         }
         // End offsets from the last fetches, before leaving forgets them.
         let positions = self.positions();
