@@ -277,3 +277,68 @@ fn issue_17_a_rewind_right_after_a_commit_copies_nothing_twice() {
     assert!(run.stderr.contains(&warning), "{}", run.stderr);
     assert_eq!(kr::assert_complete(ab, bb, &keep, &keep, 1), 0);
 }
+
+/// Issue 31: a source topic deleted and created again while an exactly-once run follows the
+/// source is a new topic, copied from its beginning. The run resumed it after the old topic's
+/// last origin offset (what the target's tail shows): where the new topic already reached that
+/// offset, its records before it were skipped silently (and where it did not, a gap failed
+/// the run).
+#[test]
+fn issue_31_a_topic_created_again_is_copied_from_its_beginning_under_exactly_once() {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    let (keep, again) = keep_and_gone(ab, 1, (10, 300));
+    let group = common::unique("g-again");
+    let topics = format!("{keep},{again}");
+    let addr = format!("127.0.0.1:{}", common::free_port());
+    // The periodic look comes every 5 s: the topic created again, and written, before it.
+    let args = [
+        "--from",
+        ab,
+        "--to",
+        bb,
+        "--topics",
+        &topics,
+        "--create-topics",
+        "--refresh-topics",
+        "5s",
+        "--group",
+        &group,
+        "--guarantee",
+        "exactly-once",
+        "--json",
+        "--metrics-addr",
+        &addr,
+    ];
+    let mut child = Some(kr::spawn(&[&args[..], &kr::FAST_GROUP[..]].concat()));
+    kr::wait_for_records(bb, &again, 300, Duration::from_secs(60), &mut child);
+
+    common::delete_topic(ab, &again);
+    // The deletion was seen (the consumer's error explained by a look): one partition left.
+    kr::wait_or_kill(Duration::from_secs(60), &mut child, || {
+        let n = kr::metric(&addr, "kreplicate_assigned_partitions");
+        (n != Some(1.0)).then(|| format!("{n:?} partitions assigned"))
+    });
+    common::create_topic(ab, &again, 1);
+    let new = kr::records(400, 1, "new");
+    common::produce(ab, &again, &new);
+    kr::wait_for_records(bb, &again, 700, Duration::from_secs(60), &mut child);
+    common::produce(ab, &keep, &kr::records(5, 1, "k2"));
+    kr::wait_for_records(bb, &keep, 15, Duration::from_secs(60), &mut child);
+    let run = kr::stop(&mut child);
+    let old: Vec<common::Rec> = kr::records(300, 1, "g");
+    let want: Vec<common::Rec> = old.into_iter().chain(new).collect();
+    let got = kr::partition(&common::read_all(bb, &again), 0);
+    assert_eq!(
+        got.len(),
+        700,
+        "the old topic's 300, then the new one's 400, each once"
+    );
+    assert!(got == want, "the old topic, then the new one, in order");
+    assert!(
+        run.stderr
+            .contains(&format!("source topic '{again}' was deleted")),
+        "{}",
+        run.stderr
+    );
+}

@@ -5,6 +5,7 @@
 use std::time::{Duration, Instant};
 
 use kreplicate::mock::MockKafka;
+use rdkafka::producer::Producer;
 use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
 
 use crate::common::kr::{self, FAST_GROUP};
@@ -591,4 +592,73 @@ fn issue_21_mock_a_refused_transaction_timeout_exits_2() {
     );
     assert_eq!(json["records"], 0);
     assert_eq!(common::committed(&ab, "g", "t", 2), vec![-1, -1]);
+}
+
+/// Issue 31: an exactly-once run that fails with its transaction open (here on a source gap)
+/// aborts it on the way out. Left open, it held the target partition's last stable offset, and
+/// with it every read_committed reader of the partition, until transaction.timeout.ms (here
+/// 7.5 minutes: --txn-max-time plus --delivery-timeout plus 30 s).
+#[test]
+fn issue_31_a_source_gap_aborts_the_open_transaction_on_the_way_out() {
+    fails_with_a_transaction_open("eos-gap", "outside the source log", |ab, topic| {
+        // The source's next record is held back by another writer's open transaction (the run
+        // reads read_committed and stands at 10), then deleted: the next fetch finds a gap.
+        let held = common::open_transaction(ab, topic, 0);
+        common::delete_records(ab, topic, 0, 11);
+        held.abort_transaction(common::DEFAULT_TIMEOUT)
+            .expect("abort the source's open transaction");
+    });
+}
+
+/// Copies 10 records into a transaction held open, lets `fault` hit the source, and checks the
+/// run exits 1 with `error` having aborted that transaction: read_committed readers of the
+/// target reach its end at once.
+fn fails_with_a_transaction_open(name: &str, error: &str, fault: impl FnOnce(&str, &str)) {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    let topic = &common::unique(name);
+    let group = &common::unique("g");
+    common::create_topic(ab, topic, 1);
+    common::create_topic(bb, topic, 1);
+    common::produce(ab, topic, &kr::records(10, 1, "src"));
+    let extra = ["--txn-max-time", "5m", "--json", "-v"];
+    let mut run = Some(kr::spawn(&eos_args_in(ab, bb, topic, group, &extra)));
+    kr::wait_or_kill(Duration::from_secs(60), &mut run, || {
+        let (stable, high) = common::stable_and_high(bb, topic, 0);
+        (high < 10).then(|| format!("the target at {stable} of {high}"))
+    });
+    // The fault lands with the copies in the run's open transaction: sent, not visible.
+    assert_eq!(
+        common::stable_and_high(bb, topic, 0),
+        (0, 10),
+        "the 10 copies are in an open transaction"
+    );
+    fault(ab, topic);
+    let failed = kr::wait(run.take().expect("running"), Duration::from_secs(60));
+    let waited = common::wait_until(
+        "read_committed readers reach the end",
+        Duration::from_secs(5),
+        || {
+            let (stable, high) = common::stable_and_high(bb, topic, 0);
+            stable == high
+        },
+    );
+    eprintln!("the target's last stable offset reached its end {waited:?} after the exit");
+    assert_eq!(failed.code, 1, "{failed:?}");
+    let said = failed.json()["error"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(said.contains(error), "{said}");
+    assert!(
+        failed
+            .stderr
+            .contains("aborted the open transaction of 10 records on the way out"),
+        "{}",
+        failed.stderr
+    );
+    assert!(
+        common::read_all(bb, topic).is_empty(),
+        "the aborted copies are not visible"
+    );
 }

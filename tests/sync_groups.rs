@@ -107,3 +107,43 @@ fn issue_11_sync_groups_follows_an_application_group_while_copying() {
     // A group the source does not know (yet) is not an error for a sync.
     assert!(!run.stderr.contains(&later), "{}", run.stderr);
 }
+
+/// Issue 31: `--sync-groups` on an exactly-once copy whose transaction is open commits a group
+/// caught up with the copy where a read_committed reader of the target stands, never at the
+/// high watermark, past the open copies of the group's next records.
+#[test]
+fn issue_31_sync_groups_stops_before_copies_in_an_open_transaction() {
+    use crate::translate::{assert_reads_from_ten, open_transaction_copy, wait_for_open_copies};
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    let topic = &unique("sync-open");
+    let (eos, app) = (&format!("kreplicate.{topic}"), &format!("{topic}.app"));
+    let id = format!("{}/{topic}", common::cluster_id(ab));
+    common::create_topic(ab, topic, 2);
+    common::create_topic(bb, topic, 2);
+    common::produce(ab, topic, &kr::records(20, 2, "first"));
+    let run = kr::run(&kr::caught_up_args(ab, bb, topic, eos, "exactly-once", &[]));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    common::produce(ab, topic, &kr::records(10, 2, "next"));
+    let sync = ["--sync-groups", app, "--sync-groups-interval", "500ms"];
+    let mut copy = Some(open_transaction_copy(ab, bb, topic, eos, &sync));
+    let next = wait_for_open_copies(bb, topic, &id, &mut copy);
+    // The group appears on the source only now: every round that syncs it sees the open
+    // transaction.
+    common::commit(ab, app, topic, &[(0, 10), (1, 10)]);
+    kr::wait_or_kill(Duration::from_secs(60), &mut copy, || {
+        let t = common::committed(bb, app, topic, 2);
+        t.contains(&-1)
+            .then(|| format!("{app} not synced yet: {t:?}"))
+    });
+    let t = common::committed(bb, app, topic, 2);
+    for p in 0..2 {
+        assert!(
+            t[p] <= next[p],
+            "{app}[{p}] synced to {} on the target, past the first copy of source offset 10 at {} (an open transaction)",
+            t[p],
+            next[p]
+        );
+    }
+    assert_reads_from_ten(kr::stop(&mut copy), bb, app, topic, &id);
+}

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::KafkaError;
+use rdkafka::producer::Producer;
 use rdkafka::Message;
 
 use crate::common::kr::{self, ORIGIN};
@@ -45,9 +46,15 @@ fn consume_as(bootstrap: &str, group: &str, topic: &str) -> Vec<Got> {
         assert!(Instant::now() < deadline, "{group}: no end within 60 s");
         match c.poll(Duration::from_millis(100)) {
             Some(Ok(m)) => {
-                let headers = rdkafka::message::Headers::iter(m.headers().expect("headers"))
-                    .map(|h| (h.key.to_string(), h.value.map(<[u8]>::to_vec)))
-                    .collect();
+                // Another writer's records may have none.
+                let headers = m
+                    .headers()
+                    .map(|h| {
+                        rdkafka::message::Headers::iter(h)
+                            .map(|h| (h.key.to_string(), h.value.map(<[u8]>::to_vec)))
+                            .collect()
+                    })
+                    .unwrap_or_default();
                 out.push(Got {
                     topic: m.topic().into(),
                     partition: m.partition(),
@@ -357,4 +364,218 @@ fn issue_11_a_rerun_with_nothing_to_copy_tells_the_index_where_the_copy_stands()
     let run = kr::run(&["groups", "--from", ab, "--to", bb, "--topics", topic]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(common::committed(bb, app, topic, PARTS), ends);
+}
+
+/// Issue 31: a group caught up with the copy translates to where a read_committed reader of
+/// the target stands, never to the high watermark: past that lie the copies of the group's
+/// next records, in the transaction a continuous exactly-once copy holds open, and a consumer
+/// of the group moved there on failover would never read them.
+#[test]
+fn issue_31_a_caught_up_group_translates_before_copies_in_an_open_transaction() {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    let topic = &unique("tr-open");
+    let (eos, app) = (&format!("kreplicate.{topic}"), &format!("{topic}.app"));
+    let id = format!("{}/{topic}", common::cluster_id(ab));
+    common::create_topic(ab, topic, PARTS);
+    common::create_topic(bb, topic, PARTS);
+    common::produce(ab, topic, &kr::records(20, PARTS, "first"));
+    let run = kr::run(&kr::caught_up_args(ab, bb, topic, eos, "exactly-once", &[]));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    common::commit(ab, app, topic, &[(0, 10), (1, 10)]);
+    common::produce(ab, topic, &kr::records(10, PARTS, "next"));
+    let mut copy = Some(open_transaction_copy(ab, bb, topic, eos, &[]));
+    let next = wait_for_open_copies(bb, topic, &id, &mut copy);
+
+    let run = kr::run(&[
+        "groups", "--from", ab, "--to", bb, "--topics", topic, "--groups", app, "--json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let t = common::committed(bb, app, topic, PARTS);
+    for p in 0..PARTS as usize {
+        assert!(
+            t[p] <= next[p],
+            "{app}[{p}] at {} on the target, past the first copy of source offset 10 at {} (an open transaction): {}",
+            t[p],
+            next[p],
+            run.stdout
+        );
+    }
+    assert_reads_from_ten(kr::stop(&mut copy), bb, app, topic, &id);
+}
+
+/// A continuous exactly-once copy of `topic` that keeps its transaction open (for minutes).
+pub fn open_transaction_copy(
+    ab: &str,
+    bb: &str,
+    topic: &str,
+    group: &str,
+    extra: &[&str],
+) -> std::process::Child {
+    let mut args = vec![
+        "--from",
+        ab,
+        "--to",
+        bb,
+        "--topics",
+        topic,
+        "--group",
+        group,
+        "--guarantee",
+        "exactly-once",
+        "--txn-max-time",
+        "5m",
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    args.extend(kr::FAST_GROUP);
+    kr::spawn(&args)
+}
+
+/// Waits until the copies of source offsets 10..15 of each partition sit on the target in an
+/// open transaction (read_uncommitted sees them, read_committed does not); returns where the
+/// copy of offset 10 landed in each partition.
+pub fn wait_for_open_copies(
+    bb: &str,
+    topic: &str,
+    id: &str,
+    copy: &mut Option<std::process::Child>,
+) -> Vec<i64> {
+    let uncommitted = [("isolation.level", "read_uncommitted")];
+    let mut next = vec![-1; PARTS as usize];
+    kr::wait_or_kill(Duration::from_secs(90), copy, || {
+        let all = common::read_all_with(bb, topic, &uncommitted, common::DEFAULT_TIMEOUT);
+        let sent = all
+            .iter()
+            .filter(|g| origin_of(g, id).is_some_and(|o| o >= 10))
+            .count();
+        for (p, n) in next.iter_mut().enumerate() {
+            *n = first_at_or_after(&all, p as i32, 10, id).unwrap_or(-1);
+        }
+        (sent < 10).then(|| format!("{sent} of 10 copies sent"))
+    });
+    let visible = common::read_all(bb, topic);
+    assert!(
+        visible
+            .iter()
+            .all(|g| origin_of(g, id).is_some_and(|o| o < 10)),
+        "the copies of 10.. are in an open transaction: {visible:?}"
+    );
+    assert_eq!(visible.len(), 20, "read_committed sees the first copy only");
+    next
+}
+
+/// Once the copy stopped (committing its transaction), a consumer of `app` on the target
+/// reads every record from source offset 10 on, in each partition.
+pub fn assert_reads_from_ten(stopped: kr::Run, bb: &str, app: &str, topic: &str, id: &str) {
+    assert_eq!(stopped.json()["records"], 10, "{stopped:?}");
+    let read = consume_as(bb, app, topic);
+    for p in 0..PARTS {
+        let origins: Vec<i64> = read
+            .iter()
+            .filter(|g| g.partition == p)
+            .filter_map(|g| origin_of(g, id))
+            .filter(|o| *o >= 10)
+            .collect();
+        assert_eq!(
+            origins,
+            (10..15).collect::<Vec<_>>(),
+            "{app}[{p}] on the target"
+        );
+    }
+}
+
+/// Issue 31: another writer's transaction left open on the target hides the copies made after
+/// it from read_committed readers. A group among those copies translates to no later than
+/// that transaction (its consumer reads them once it ends), and one past them too, where a
+/// reader placed past the last stable offset never sees an end (the lookup waited --timeout
+/// for it and failed).
+#[test]
+fn issue_31_groups_translate_before_another_writers_open_transaction() {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    let topic = &unique("tr-other");
+    let copier = &format!("kreplicate.{topic}");
+    let (among, past) = (&format!("{topic}.among"), &format!("{topic}.past"));
+    let id = format!("{}/{topic}", common::cluster_id(ab));
+    common::create_topic(ab, topic, PARTS);
+    common::create_topic(bb, topic, PARTS);
+    common::produce(ab, topic, &kr::records(20, PARTS, "first"));
+    let copy = kr::caught_up_args(ab, bb, topic, copier, "at-least-once", &[]);
+    let run = kr::run(&copy);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let others: Vec<_> = (0..PARTS)
+        .map(|p| common::open_transaction(bb, topic, p))
+        .collect();
+    common::produce(ab, topic, &kr::records(10, PARTS, "next"));
+    let run = kr::run(&copy);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let all = common::read_all_with(
+        bb,
+        topic,
+        &[("isolation.level", "read_uncommitted")],
+        common::DEFAULT_TIMEOUT,
+    );
+    assert_eq!(
+        all.len(),
+        32,
+        "10 copies, the open record, 5 copies per partition"
+    );
+    assert_eq!(
+        common::read_all(bb, topic).len(),
+        20,
+        "read_committed stops at 10"
+    );
+    common::commit(ab, among, topic, &[(0, 12), (1, 12)]);
+    common::commit(ab, past, topic, &[(0, 15), (1, 15)]);
+    let groups = |group: &str| {
+        kr::run(&[
+            "groups",
+            "--from",
+            ab,
+            "--to",
+            bb,
+            "--topics",
+            topic,
+            "--groups",
+            group,
+            "--timeout",
+            "5s",
+            "--json",
+        ])
+    };
+    let run = groups(among);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let t = common::committed(bb, among, topic, PARTS);
+    for p in 0..PARTS {
+        let twelve = first_at_or_after(&all, p, 12, &id).expect("the copy of 12");
+        let t = t[p as usize];
+        assert!(
+            t <= twelve,
+            "{among}[{p}] at {t}, past the copy of 12 at {twelve}: {}",
+            run.stdout
+        );
+    }
+    let run = groups(past);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let t = common::committed(bb, past, topic, PARTS);
+    assert!(
+        t.iter().all(|t| *t >= 0),
+        "{past} translated: {}",
+        run.stdout
+    );
+    for p in others {
+        p.commit_transaction(common::DEFAULT_TIMEOUT)
+            .expect("commit the other writer's transaction");
+    }
+    let read = consume_as(bb, among, topic);
+    for p in 0..PARTS {
+        let origins: Vec<i64> = read
+            .iter()
+            .filter(|g| g.partition == p)
+            .filter_map(|g| origin_of(g, &id))
+            .filter(|o| *o >= 12)
+            .collect();
+        assert_eq!(origins, vec![12, 13, 14], "{among}[{p}] on the target");
+    }
 }

@@ -65,7 +65,7 @@ impl Target {
         if !exists {
             return Ok(index);
         }
-        self.read(INDEX_TOPIC, 0, 0, None, |m| {
+        self.read(INDEX_TOPIC, 0, (0, None), Until::End, |m| {
             if let Some((s, e)) =
                 trail::parse(m.key().unwrap_or_default(), m.payload().unwrap_or_default())
             {
@@ -95,7 +95,7 @@ impl Target {
         let mut search = trail::Search::default();
         let mut end = 0;
         for (from, to) in trail::ranges(entries, x) {
-            end = self.read(target, partition, from, to, |m| {
+            let reached = self.read(target, partition, (from, to), Until::Stable, |m| {
                 read += 1;
                 let origin = m.headers().and_then(|h| {
                     h.iter()
@@ -107,7 +107,10 @@ impl Target {
                 first = search.record(m.offset(), ours, x);
                 first.is_some()
             })?;
-            if first.is_some() {
+            end = reached.end;
+            // What follows an open transaction is not known yet, copies of `x` included:
+            // the answer is no later than where a read_committed reader stands now.
+            if first.is_some() || reached.hidden {
                 break;
             }
         }
@@ -136,7 +139,7 @@ impl Target {
     ) -> Result<(Option<i64>, u64)> {
         let mut seen = trail::Returned::new(bound);
         let mut read = 0u64;
-        self.read(topic, partition, x, None, |m| {
+        self.read(topic, partition, (x, None), Until::End, |m| {
             read += 1;
             let on_target = m.headers().and_then(|h| {
                 h.iter()
@@ -150,44 +153,94 @@ impl Target {
         Ok((seen.least, read))
     }
 
-    /// Reads `topic`[`partition`] from `from` until `to` (or its end) or until `each` says
-    /// stop; returns the partition's end as the last fetch saw it.
+    /// Reads `topic`[`partition`] from `from` until `to` (or its end, as a read_committed
+    /// reader sees it) or until `each` says stop.
     fn read(
         &self,
         topic: &str,
         partition: i32,
-        from: i64,
-        to: Option<i64>,
+        (from, to): (i64, Option<i64>),
+        until: Until,
         mut each: impl FnMut(&rdkafka::message::BorrowedMessage<'_>) -> bool,
-    ) -> Result<i64> {
+    ) -> Result<Reached> {
+        let cannot = |e: &dyn std::fmt::Display| {
+            Error::failed(format!("reading target topic {topic}[{partition}]: {e}"))
+        };
         let mut tpl = TopicPartitionList::new();
         tpl.add_partition_offset(topic, partition, Offset::Offset(from))
             .map_err(|e| Error::failed(format!("cannot read {topic}[{partition}]: {e}")))?;
         source::assign(&self.reader, &tpl)
             .map_err(|e| Error::failed(format!("cannot read {topic}[{partition}]: {e}")))?;
         drop(tpl);
+        // Just after the last record delivered: a reader there reads what one at the end
+        // does (what lies between is markers and aborted records), never the high watermark,
+        // past records of open transactions (issue 31).
+        let mut next = from;
+        // The last stable offset, asked for when the read may be stuck at or past it.
+        let stable = || -> Result<i64> {
+            source::watermarks(&self.reader, topic, partition, self.timeout)
+                .map(|w| w.1)
+                .map_err(|e| cannot(&e))
+        };
         // Bounds the wait for the next record, not the whole read (a gap may be long).
         let mut deadline = Instant::now() + self.timeout;
         loop {
             if Instant::now() > deadline {
-                return Err(Error::failed(format!(
-                    "reading target topic {topic}[{partition}]: nothing arrived for {:?}",
-                    self.timeout
-                )));
+                return Err(cannot(&format!("nothing arrived for {:?}", self.timeout)));
             }
             match self.reader.poll(Duration::from_millis(100)) {
-                Some(Ok(m)) if to.is_some_and(|to| m.offset() >= to) || each(&m) => break,
-                Some(Ok(_)) => deadline = Instant::now() + self.timeout,
-                Some(Err(KafkaError::PartitionEOF(_))) => break,
-                Some(Err(e)) => {
-                    return Err(Error::failed(format!(
-                        "reading target topic {topic}[{partition}]: {e}"
-                    )))
+                Some(Ok(m)) if to.is_some_and(|to| m.offset() >= to) => break,
+                Some(Ok(m)) => {
+                    next = m.offset() + 1;
+                    if each(&m) {
+                        break;
+                    }
+                    deadline = Instant::now() + self.timeout;
+                }
+                // The end a read_committed reader sees is the last stable offset: short of
+                // `to`, the rest of the range is hidden (past `next` itself, it may be only
+                // markers and aborted records: ask).
+                Some(Err(KafkaError::PartitionEOF(_))) => {
+                    let hidden = match to {
+                        Some(to) if until == Until::Stable && next < to => stable()? < to,
+                        _ => false,
+                    };
+                    return Ok(Reached { end: next, hidden });
+                }
+                Some(Err(e)) => return Err(cannot(&e)),
+                // A reader past the last stable offset (an open transaction before `from`)
+                // gets neither records nor an end until that transaction ends.
+                None if until == Until::Stable && stable()? <= next => {
+                    return Ok(Reached {
+                        end: next,
+                        hidden: true,
+                    })
                 }
                 None => {}
             }
         }
-        let end = source::cached_watermarks(&self.reader, topic, partition).map_or(0, |w| w.1);
-        Ok(end)
+        Ok(Reached {
+            end: next,
+            hidden: false,
+        })
     }
+}
+
+/// Where a read stops.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Until {
+    /// At the partition's end, as a read_committed reader sees it.
+    End,
+    /// Also at the last stable offset (ListOffsets), which a reader past it never reaches.
+    /// Not for the index: ListOffsets is wrong on some brokers (tansu), and too low there
+    /// would drop entries; for a lookup it only gives an earlier position.
+    Stable,
+}
+
+/// How a read ended.
+struct Reached {
+    /// Just after the last record read, or where the read began.
+    end: i64,
+    /// An open transaction hides the rest of the range: nothing after `end` is known.
+    hidden: bool,
 }

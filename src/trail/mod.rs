@@ -184,7 +184,8 @@ pub enum Translation {
 
 /// The translation of source position `x` (pure): `first` is the offset of the first target
 /// record whose origin is ≥ `x`, if the target holds one; `copied` the copy's committed
-/// source position; `end` the target partition's end.
+/// source position; `end` the target partition's end as a read_committed reader sees it (never
+/// the high watermark: copies in an open transaction lie between, issue 31).
 pub fn decide(x: i64, first: Option<i64>, copied: Option<i64>, end: i64) -> Translation {
     match first {
         Some(t) => Translation::At(t),

@@ -280,6 +280,18 @@ pub fn open_transaction(bootstrap: &str, topic: &str, partition: i32) -> BasePro
     p
 }
 
+/// `topic`[`partition`]'s last stable offset (where read_committed readers stop: the first
+/// record of an open transaction) and high watermark, from ListOffsets.
+pub fn stable_and_high(bootstrap: &str, topic: &str, partition: i32) -> (i64, i64) {
+    let end = |isolation: &str| {
+        let c = consumer(bootstrap, &[("isolation.level", isolation)]);
+        c.fetch_watermarks(topic, partition, DEFAULT_TIMEOUT)
+            .unwrap_or_else(|e| panic!("watermarks of {topic}[{partition}] on {bootstrap}: {e}"))
+            .1
+    };
+    (end("read_committed"), end("read_uncommitted"))
+}
+
 /// [`produce`] with extra producer config (e.g. `message.timeout.ms`) that reports failure as Err
 /// (the first failed delivery, or a timeout waiting for deliveries) instead of panicking.
 pub fn produce_with(

@@ -32,6 +32,8 @@ mod records;
 #[allow(unused_imports)]
 pub use broker::{file_tail, free_port, scratch_dir, tansu_path, Tansu};
 #[allow(unused_imports)]
+pub use client::stable_and_high;
+#[allow(unused_imports)]
 pub use client::{
     add_partitions, cluster_id, commit, committed, create_topic, create_topic_with, delete_records,
     delete_topic, ends, open_transaction, partition_count, produce, produce_with, read_all,

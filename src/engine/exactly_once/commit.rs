@@ -69,6 +69,8 @@ impl ExactlyOnce {
             }
             Err(e) => {
                 self.failure.fail(commit_failed(&self.transactional_id, &e));
+                // Its end was asked for: not to be aborted on the way out.
+                self.txn = Txn::default();
                 false
             }
         }
@@ -161,49 +163,22 @@ impl ExactlyOnce {
                 "exactly-once: fatal producer error as '{id}': {cause}{}",
                 fenced_hint(cause)
             ));
+            // Nothing more can be asked of this producer (the broker ends the transaction).
+            self.txn = Txn::default();
             return;
         }
         crate::progress::say(&format!(
             "kreplicate: warning: aborting the open transaction after: {cause}; continuing from what the target holds"
         ));
         if self.txn.open {
-            // abort_transaction waits until every outstanding record's report was served, and
-            // serves none itself (reports are events here): drop what was not sent yet, serve
-            // the reports of what was, then abort. Dropped again on every pass: a batch that
-            // comes back for a retry after an epoch bump waits for this very abort, so one
-            // flush waited for it until its delivery timeout (120 s in a CI run).
-            let flushed = Instant::now() + self.opts.delivery_timeout;
-            loop {
-                self.producer.purge(PurgeConfig::default().queue());
-                let pass = Duration::from_millis(100)
-                    .min(flushed.saturating_duration_since(Instant::now()));
-                if target::flush(&self.producer, pass).is_ok() || Instant::now() >= flushed {
-                    break;
-                }
+            if let Err(e) = self.abort_open() {
+                self.failure.fail(format!(
+                    "exactly-once: aborting a transaction as '{id}' failed: {e}{}",
+                    fenced_hint(&e)
+                ));
+                self.txn = Txn::default();
+                return;
             }
-            // An abort that timed out waiting for records in flight is resumed (librdkafka
-            // says so): they end at their delivery timeout at the latest.
-            let deadline = Instant::now() + self.opts.delivery_timeout + self.opts.timeout;
-            loop {
-                match self.producer.abort_transaction(self.opts.timeout) {
-                    Ok(()) => break,
-                    Err(KafkaError::Transaction(e))
-                        if e.is_retriable() && Instant::now() < deadline =>
-                    {
-                        let _ = target::flush(&self.producer, self.opts.timeout);
-                    }
-                    Err(e) => {
-                        self.failure.fail(format!(
-                            "exactly-once: aborting a transaction as '{id}' failed: {e}{}",
-                            fenced_hint(&e)
-                        ));
-                        return;
-                    }
-                }
-            }
-            self.counters
-                .transactions_aborted
-                .fetch_add(1, Ordering::Relaxed);
         }
         self.txn = Txn::default();
         // Every report of the aborted transaction was served: the first failure is its cause.
@@ -242,6 +217,63 @@ impl ExactlyOnce {
         }
         if let Err(e) = self.rewind() {
             self.failure.fail_with(e);
+        }
+    }
+
+    /// Aborts the open transaction: drops what was not sent yet, serves the reports of what
+    /// was, then aborts, resumed while records are still in flight.
+    fn abort_open(&self) -> KafkaResult<()> {
+        // abort_transaction waits until every outstanding record's report was served, and
+        // serves none itself (reports are events here): drop what was not sent yet, serve
+        // the reports of what was, then abort. Dropped again on every pass: a batch that
+        // comes back for a retry after an epoch bump waits for this very abort, so one
+        // flush waited for it until its delivery timeout (120 s in a CI run).
+        let flushed = Instant::now() + self.opts.delivery_timeout;
+        loop {
+            self.producer.purge(PurgeConfig::default().queue());
+            let pass =
+                Duration::from_millis(100).min(flushed.saturating_duration_since(Instant::now()));
+            if target::flush(&self.producer, pass).is_ok() || Instant::now() >= flushed {
+                break;
+            }
+        }
+        // An abort that timed out waiting for records in flight is resumed (librdkafka
+        // says so): they end at their delivery timeout at the latest.
+        let deadline = Instant::now() + self.opts.delivery_timeout + self.opts.timeout;
+        loop {
+            match self.producer.abort_transaction(self.opts.timeout) {
+                Ok(()) => break,
+                Err(KafkaError::Transaction(e))
+                    if e.is_retriable() && Instant::now() < deadline =>
+                {
+                    let _ = target::flush(&self.producer, self.opts.timeout);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        self.counters
+            .transactions_aborted
+            .fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// A run that fails with a transaction open (a source gap, a fatal source error) aborts
+    /// it on the way out: left open, it holds the target partitions' last stable offset, and
+    /// with it every read_committed reader of them, until the broker's transaction timeout
+    /// (issue 31). Not after a commit that failed: that transaction's end was asked for.
+    pub(super) fn abort_on_exit(&mut self) {
+        if !self.failure.is_set() || !self.txn.open {
+            return;
+        }
+        let records = self.txn.records;
+        match self.abort_open() {
+            Ok(()) => {
+                log::info!("aborted the open transaction of {records} records on the way out");
+                self.txn = Txn::default();
+            }
+            Err(e) => crate::progress::say(&format!(
+                "kreplicate: warning: exactly-once: the open transaction could not be aborted on the way out ({e}): read_committed readers of the target partitions wait until the broker ends it (transaction.timeout.ms)"
+            )),
         }
     }
 }

@@ -2,7 +2,7 @@
 //! topics change, the open transaction is committed, the owned partitions are set anew
 //! (this shard's share of the new routes) and every partition is rewound to what the target
 //! holds, exactly as at start. Partitions of a deleted topic keep their counts for the
-//! summary.
+//! summary; a topic of that name found again is a new one, copied from its beginning.
 
 use std::collections::BTreeSet;
 use std::sync::atomic::Ordering;
@@ -51,6 +51,9 @@ impl ExactlyOnce {
             .collect();
         let deleted = !gone.is_empty();
         for key in gone {
+            if !found.routes.iter().any(|r| r.source == key.0) {
+                self.deleted.insert(key.0.clone());
+            }
             if let Some(o) = self.parts.remove(&key) {
                 let end = PartitionEnd {
                     committed: o.committed.map(|n| n.get()),
@@ -70,6 +73,7 @@ impl ExactlyOnce {
                         sent: None,
                         copied: Copied::default(),
                         pending: Copied::default(),
+                        fresh: self.deleted.contains(&r.source),
                     });
                 }
             }

@@ -15,7 +15,7 @@ mod deliveries;
 mod discovery;
 mod resume;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -55,6 +55,10 @@ struct Part {
     /// Records of committed transactions, and of the open one.
     copied: Copied,
     pending: Copied,
+    /// A partition of a topic this run saw deleted and then created again: what the target
+    /// holds and the group's position are the old topic's, so it starts at its beginning and
+    /// resumes only from this run's commits (issue 31).
+    fresh: bool,
 }
 
 /// The open transaction.
@@ -80,10 +84,11 @@ pub(super) struct ExactlyOnce {
     aborts_in_a_row: u32,
     transactional_id: String,
     scratch: Scratch,
-    /// The topics being copied (`--refresh-topics` changes them), and the partitions of
-    /// deleted ones, for the summary.
+    /// The topics being copied (`--refresh-topics` changes them), the partitions of deleted
+    /// ones, for the summary, and the names of the deleted ones.
     followed: Followed,
     released: BTreeMap<(String, i32), PartitionEnd>,
+    deleted: BTreeSet<String>,
     stamp: Stamp,
     /// `--start`, for the partitions that existed when the run began.
     start: source::Start,
@@ -123,6 +128,7 @@ impl ExactlyOnce {
                     copied: Copied::default(),
                     pending: Copied::default(),
                     sent: None,
+                    fresh: false,
                 };
                 ((r.source.clone(), p), owned)
             })
@@ -152,6 +158,7 @@ impl ExactlyOnce {
             start,
             followed: Followed::new(routes),
             released: BTreeMap::new(),
+            deleted: BTreeSet::new(),
             stamp,
             index,
             indexed: BTreeMap::new(),
@@ -177,6 +184,7 @@ impl ExactlyOnce {
             if settled && !self.failure.is_set() {
                 self.counters.note_success();
             }
+            self.abort_on_exit();
         }
         // End offsets from the last fetches, before leaving forgets them.
         let positions = self.positions();

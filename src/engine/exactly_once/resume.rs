@@ -76,8 +76,15 @@ impl ExactlyOnce {
             // Kafka answers a commit before it writes the transaction's markers, and a
             // read_committed reader sees the transaction only after them: mid-run, the tail
             // may not show yet what this run's committed transactions hold.
-            let held = found.get(&key).copied().max(owned.committed);
-            let start = match (held, fallback.get(&key)) {
+            let (held, group) = if owned.fresh {
+                (owned.committed, None)
+            } else {
+                (
+                    found.get(&key).copied().max(owned.committed),
+                    fallback.get(&key),
+                )
+            };
+            let start = match (held, group) {
                 (Some(pos), group) => {
                     if group.is_none_or(|&g| g < pos.get()) {
                         let at = Offset::Offset(pos.get());
@@ -88,6 +95,8 @@ impl ExactlyOnce {
                 // Nothing of ours on the target yet: the group's position (committed only
                 // after transactions) is a safe lower bound, then --start.
                 (None, Some(&n)) => Offset::Offset(n),
+                // A topic created again: from its beginning, whatever --start says.
+                (None, None) if owned.fresh => Offset::Beginning,
                 (None, None) => {
                     let timeout = self.opts.timeout;
                     let (at, resolved) =
@@ -152,7 +161,8 @@ impl ExactlyOnce {
         let mut found = HashMap::new();
         // One reader per target topic: partition-EOF events name only the partition.
         let mut by_target: BTreeMap<&str, Vec<(&str, i32)>> = BTreeMap::new();
-        for ((source, p), o) in &self.parts {
+        // A topic created again: the target holds the old one's copies.
+        for ((source, p), o) in self.parts.iter().filter(|(_, o)| !o.fresh) {
             by_target
                 .entry(o.target.as_str())
                 .or_default()
