@@ -585,15 +585,16 @@ fn issue_31_group_protocol_consumer_on_a_source_without_kip_848_exits_2() {
         &["--set", "group.coordinator.rebalance.protocols=classic"],
     );
     let b = Kafka::shared("b");
-    common::create_topic(&a.bootstrap, "t", 1);
-    common::produce(&a.bootstrap, "t", &kr::records(10, 1, "c"));
+    let topic = common::unique("classic-only");
+    common::create_topic(&a.bootstrap, &topic, 1);
+    common::produce(&a.bootstrap, &topic, &kr::records(10, 1, "c"));
     let run = kr::run(&[
         "--from",
         &a.bootstrap,
         "--to",
         &b.bootstrap,
         "--topics",
-        "t",
+        &topic,
         "--group",
         "g",
         "--create-topics",
@@ -609,5 +610,9 @@ fn issue_31_group_protocol_consumer_on_a_source_without_kip_848_exits_2() {
         "{}",
         lines[0]
     );
-    assert_eq!(common::committed(&a.bootstrap, "g", "t", 1), vec![-1]);
+    assert!(
+        !kr::topics(&b.bootstrap).contains(&topic),
+        "no target topic created"
+    );
+    assert_eq!(common::committed(&a.bootstrap, "g", &topic, 1), vec![-1]);
 }
