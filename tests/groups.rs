@@ -716,3 +716,59 @@ fn churn(group_props: &[&str], protocol: &str) {
     assert!(r1.stderr.contains(&joined), "{}", r1.stderr);
     kr::assert_complete(&a.bootstrap, &b.bootstrap, t, t, 4);
 }
+
+/// Fails the test with the run's output if `child` ended before `limit` passed.
+fn stays_up(child: &mut Option<std::process::Child>, limit: Duration) {
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        let exited = child.as_mut().and_then(|c| c.try_wait().expect("try_wait"));
+        if exited.is_some() {
+            let run = kr::wait(child.take().expect("child"), Duration::from_secs(10));
+            panic!("the run ended: {run:?}");
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Issue 31 (b): under KIP-848 a member beyond the partition count gets an empty share, which
+/// librdkafka reports with no rebalance callback: the run took it for a join that never ends
+/// and exited 1 after `--join-timeout`. A surplus member idles, and takes over when the other
+/// member leaves.
+#[test]
+fn issue_31_kip848_a_surplus_member_idles_past_the_join_timeout() {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let n = common::unique("surplus");
+    let t = &format!("{n}.t");
+    let g = &format!("{n}.g");
+    common::create_topic(&a.bootstrap, t, 1);
+    common::create_topic(&b.bootstrap, t, 1);
+    common::produce(&a.bootstrap, t, &kr::records(100, 1, "pre"));
+    let addrs = [0, 1].map(|_| format!("127.0.0.1:{}", common::free_port()));
+    let extra = ["--topics", t, "--json", "-v", "--join-timeout", "5s"];
+    let spawn = |i: usize| {
+        let mut v = member(&a, &b, g, &[], &extra);
+        v.extend(["--metrics-addr", addrs[i].as_str()]);
+        kr::spawn(&v)
+    };
+    let mut first = Some(spawn(0));
+    kr::wait_for_committed(&a.bootstrap, g, t, &[100], &mut first);
+    let mut second = Some(spawn(1));
+    // The second runs (its metrics answer) and stays up twice the join timeout, holding none.
+    kr::wait_or_kill(Duration::from_secs(60), &mut second, || {
+        let held = kr::metric(&addrs[1], "kreplicate_assigned_partitions");
+        (held != Some(0.0)).then(|| format!("the second holds {held:?}"))
+    });
+    stays_up(&mut second, Duration::from_secs(10));
+    assert_eq!(
+        kr::metric(&addrs[0], "kreplicate_assigned_partitions"),
+        Some(1.0)
+    );
+    let r1 = kr::stop(&mut first);
+    common::produce(&a.bootstrap, t, &kr::records(900, 1, "post"));
+    kr::wait_for_committed(&a.bootstrap, g, t, &[1000], &mut second);
+    let r2 = kr::stop(&mut second);
+    let joined = format!("group '{g}' joins with the consumer protocol");
+    assert!(r2.stderr.contains(&joined), "{}", r2.stderr);
+    assert!(r1.stderr.contains(&joined), "{}", r1.stderr);
+    kr::assert_complete(&a.bootstrap, &b.bootstrap, t, t, 1);
+}

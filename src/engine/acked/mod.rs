@@ -20,6 +20,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
+use rdkafka::consumer::Consumer;
 use rdkafka::message::{BorrowedMessage, Message};
 use rdkafka::producer::Producer;
 
@@ -368,6 +369,14 @@ impl Acked {
             // Every source topic was deleted: nothing to join for until one appears.
             return true;
         }
+        if self.in_group() {
+            let mut st = self.shared.lock();
+            st.waiting_since = None;
+            st.assigned_once = true;
+            drop(st);
+            self.shared.counters.set_waiting(None);
+            return true;
+        }
         let waited = since.elapsed();
         let group = &self.opts.group;
         if waited > self.opts.join_timeout {
@@ -389,6 +398,17 @@ impl Acked {
             self.last_join_note = Instant::now();
         }
         true
+    }
+
+    /// Whether the group counts this process as a member: it holds partitions, or (KIP-848)
+    /// its heartbeat was answered. KIP-848 reports no assignment that brings nothing new (a
+    /// resubscribe after a deleted topic, a new topic given to another member, a surplus
+    /// member's empty share), so only the member epoch says the group answered. The classic
+    /// protocol ends every join with an assignment, empty or not.
+    fn in_group(&self) -> bool {
+        self.consumer.assignment().is_ok_and(|a| a.count() > 0)
+            || (self.consumer.context().incremental
+                && source::group_generation(&self.consumer).is_some_and(|g| g > 0))
     }
 
     /// With `--until-caught-up`: true once the group assigned partitions and every one of
