@@ -772,3 +772,73 @@ fn issue_31_kip848_a_surplus_member_idles_past_the_join_timeout() {
     assert!(r1.stderr.contains(&joined), "{}", r1.stderr);
     kr::assert_complete(&a.bootstrap, &b.bootstrap, t, t, 1);
 }
+
+/// Issue 31 (c): two members copy 4 partitions; one is killed (its session still runs on the
+/// broker), the other stopped; 4,000 more records arrive; then a cron-style
+/// `--until-caught-up` run joins. Under KIP-848 it gets the 2 free partitions at once, and it
+/// exited 0 once those were copied, the killed member's 2,000 records left behind by a run
+/// that said `ok`. It must wait until the group's positions reach every partition's end (and
+/// so receive the killed member's partitions when its session expires).
+#[test]
+fn issue_31_kip848_until_caught_up_waits_for_a_killed_members_partitions() {
+    let a = Kafka::start_with("uc848-a", &common::KIP848_FAST_SESSIONS);
+    a_killed_members_partitions(&a, &[], "consumer");
+}
+
+/// Issue 31 (c), the classic protocol: the join itself waits for the killed member's session
+/// to end, so the run gets all 4 partitions; the same end.
+#[test]
+fn issue_31_classic_until_caught_up_copies_a_killed_members_partitions() {
+    a_killed_members_partitions(&Kafka::shared("a"), &FAST_GROUP, "classic");
+}
+
+fn a_killed_members_partitions(a: &Kafka, group_props: &[&str], protocol: &str) {
+    let b = Kafka::shared("b");
+    let n = common::unique("uc-killed");
+    let t = &format!("{n}.t");
+    let g = &format!("{n}.g");
+    common::create_topic(&a.bootstrap, t, 4);
+    common::create_topic(&b.bootstrap, t, 4);
+    common::produce(&a.bootstrap, t, &kr::records(400, 4, "pre"));
+    let addrs = [0, 1].map(|_| format!("127.0.0.1:{}", common::free_port()));
+    let extra = ["--topics", t, "--json", "-v", "--commit-interval", "200ms"];
+    let spawn = |i: usize| {
+        let mut v = member(a, &b, g, group_props, &extra);
+        v.extend(["--metrics-addr", addrs[i].as_str()]);
+        kr::spawn(&v)
+    };
+    let (mut killed, mut stopped) = (Some(spawn(0)), Some(spawn(1)));
+    kr::wait_or_kill(Duration::from_secs(60), &mut stopped, || {
+        let held = addrs
+            .each_ref()
+            .map(|a| kr::metric(a, "kreplicate_assigned_partitions"));
+        (held != [Some(2.0), Some(2.0)]).then(|| format!("held {held:?}, not 2 each"))
+    });
+    kr::wait_for_committed(&a.bootstrap, g, t, &[100; 4], &mut stopped);
+    let dead = killed.take().expect("first member");
+    kr::signal(&dead, "KILL");
+    let dead = kr::wait(dead, Duration::from_secs(10));
+    let r = kr::stop(&mut stopped);
+    let joined = format!("group '{g}' joins with the {protocol} protocol");
+    assert!(r.stderr.contains(&joined), "{}", r.stderr);
+    assert!(dead.stderr.contains(&joined), "{}", dead.stderr);
+
+    common::produce(&a.bootstrap, t, &kr::records(4000, 4, "post"));
+    let mut cron = member(a, &b, g, group_props, &["--topics", t, "--json", "-v"]);
+    cron.push("--until-caught-up");
+    let run = kr::wait(kr::spawn(&cron), Duration::from_secs(120));
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stderr.contains(&joined), "{}", run.stderr);
+    assert_eq!(run.json()["records"], 4000, "{}", run.stderr);
+    assert_eq!(common::committed(&a.bootstrap, g, t, 4), vec![1100; 4]);
+    assert_eq!(kr::assert_complete(&a.bootstrap, &b.bootstrap, t, t, 4), 0);
+    if protocol == "consumer" {
+        // The killed member still held its partitions when the run had copied the others.
+        assert!(
+            run.stderr
+                .contains("waiting for 2 more that other members hold"),
+            "{}",
+            run.stderr
+        );
+    }
+}

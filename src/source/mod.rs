@@ -151,6 +151,11 @@ impl Ends {
         }
     }
 
+    /// The partitions held.
+    pub(crate) fn held(&self) -> std::collections::HashSet<(String, i32)> {
+        self.parts.keys().cloned().collect()
+    }
+
     /// Where reading started, for partitions that started at a known offset.
     pub(crate) fn starts(&self) -> Vec<(String, i32, i64)> {
         self.parts

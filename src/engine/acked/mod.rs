@@ -13,6 +13,7 @@ mod commit;
 mod discovery;
 mod index;
 mod state;
+mod whole;
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -26,6 +27,7 @@ use rdkafka::producer::Producer;
 
 use self::callbacks::{Deliveries, Rebalancer, SourceConsumer, TargetProducer};
 use self::state::{Shared, State};
+use self::whole::Whole;
 use super::shared::{self, clock::Clock, clock::Pace, follow::Followed};
 use crate::error::Result;
 use crate::kafka;
@@ -64,6 +66,9 @@ pub(super) struct Acked {
     last_commit: Instant,
     since_index: u32,
     last_join_note: Instant,
+    /// With `--until-caught-up` in a group: every partition of the copied topics, not only
+    /// this member's share, must reach its end.
+    whole: Option<Whole>,
 }
 
 impl Acked {
@@ -122,6 +127,7 @@ impl Acked {
             .map_err(|e| kafka::creation_error("source", e))?;
         // After the consumer's creation: it looks for its group coordinator meanwhile.
         target::warm_up(&producer, &routes, opts.timeout)?;
+        let whole = (opts.until_caught_up && opts.shard.is_none()).then(|| Whole::new(&routes));
         Ok(Acked {
             opts: opts.clone(),
             followed: Followed::new(routes),
@@ -135,6 +141,7 @@ impl Acked {
             last_commit: Instant::now(),
             since_index: 0,
             last_join_note: Instant::now(),
+            whole,
         })
     }
 
@@ -409,25 +416,5 @@ impl Acked {
         self.consumer.assignment().is_ok_and(|a| a.count() > 0)
             || (self.consumer.context().incremental
                 && source::group_generation(&self.consumer).is_some_and(|g| g > 0))
-    }
-
-    /// With `--until-caught-up`: true once the group assigned partitions and every one of
-    /// them reached its end.
-    fn caught_up(&self) -> bool {
-        let mut st = self.shared.lock();
-        if !self.opts.until_caught_up || !st.assigned_once {
-            return false;
-        }
-        match st.ends.check(&self.consumer, &self.opts) {
-            Ok(true) => {
-                log::info!("caught up with every assigned partition");
-                true
-            }
-            Ok(false) => false,
-            Err(e) => {
-                st.failure.fail_with(e);
-                false
-            }
-        }
     }
 }
