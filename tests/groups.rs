@@ -842,3 +842,67 @@ fn a_killed_members_partitions(a: &Kafka, group_props: &[&str], protocol: &str) 
         );
     }
 }
+
+/// Commits one transaction of `n` records into each of `partitions` partitions of `topic`:
+/// each partition's log then ends with a transaction marker, which no commit of a copy covers.
+fn transaction(bootstrap: &str, topic: &str, partitions: i32, n: usize) {
+    use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+    let p: BaseProducer = rdkafka::ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("transactional.id", common::unique("source-txn"))
+        .create()
+        .expect("transactional producer");
+    let t = Duration::from_secs(30);
+    p.init_transactions(t).expect("init_transactions");
+    p.begin_transaction().expect("begin");
+    for part in 0..partitions {
+        for i in 0..n {
+            let key = format!("{part}-{i}");
+            p.send(
+                BaseRecord::to(topic)
+                    .partition(part)
+                    .key(&key)
+                    .payload(&key),
+            )
+            .expect("send");
+        }
+    }
+    p.commit_transaction(t).expect("commit");
+}
+
+/// Issue 31 (c): the group's position for a partition whose log ends with a transaction
+/// marker stays one short of its end (an at-least-once commit stops after the last record
+/// copied). A `--until-caught-up` run beside a member that holds such a partition must see
+/// that nothing is left to copy there, not wait for ever.
+#[test]
+fn issue_31_kip848_until_caught_up_beside_a_member_whose_partitions_end_with_a_marker() {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let n = common::unique("uc-marker");
+    let t = &format!("{n}.t");
+    let g = &format!("{n}.g");
+    common::create_topic(&a.bootstrap, t, 2);
+    common::create_topic(&b.bootstrap, t, 2);
+    transaction(&a.bootstrap, t, 2, 10);
+    let extra = ["--topics", t, "--json", "-v", "--commit-interval", "200ms"];
+    let mut live = Some(kr::spawn(&member(&a, &b, g, &[], &extra)));
+    kr::wait_for_records(&b.bootstrap, t, 20, Duration::from_secs(60), &mut live);
+    transaction(&a.bootstrap, t, 2, 10);
+    // 10 records, a marker, 10 records, a marker: the end is 22, the group's position 21.
+    kr::wait_for_committed(&a.bootstrap, g, t, &[21, 21], &mut live);
+    let mut cron = member(&a, &b, g, &[], &["--topics", t, "--json", "-v"]);
+    cron.push("--until-caught-up");
+    let run = kr::wait(kr::spawn(&cron), Duration::from_secs(60));
+    assert_eq!(run.code, 0, "{run:?}");
+    let joined = format!("group '{g}' joins with the consumer protocol");
+    assert!(run.stderr.contains(&joined), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("caught up with every partition of the copied topics"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(common::committed(&a.bootstrap, g, t, 2), vec![21, 21]);
+    let r = kr::stop(&mut live);
+    assert!(r.stderr.contains(&joined), "{}", r.stderr);
+    assert_eq!(kr::assert_complete(&a.bootstrap, &b.bootstrap, t, t, 2), 0);
+}
