@@ -376,10 +376,15 @@ impl Acked {
             // Every source topic was deleted: nothing to join for until one appears.
             return true;
         }
-        if self.in_group() {
+        let holds = self.consumer.assignment().is_ok_and(|a| a.count() > 0);
+        if holds || self.answered() {
             let mut st = self.shared.lock();
             st.waiting_since = None;
-            st.assigned_once = true;
+            if holds {
+                st.assigned_once = true;
+            } else {
+                st.answered.get_or_insert_with(Instant::now);
+            }
             drop(st);
             self.shared.counters.set_waiting(None);
             return true;
@@ -407,14 +412,13 @@ impl Acked {
         true
     }
 
-    /// Whether the group counts this process as a member: it holds partitions, or (KIP-848)
-    /// its heartbeat was answered. KIP-848 reports no assignment that brings nothing new (a
-    /// resubscribe after a deleted topic, a new topic given to another member, a surplus
-    /// member's empty share), so only the member epoch says the group answered. The classic
-    /// protocol ends every join with an assignment, empty or not.
-    fn in_group(&self) -> bool {
-        self.consumer.assignment().is_ok_and(|a| a.count() > 0)
-            || (self.consumer.context().incremental
-                && source::group_generation(&self.consumer).is_some_and(|g| g > 0))
+    /// Whether (KIP-848) the group answered this process's heartbeat: a member, with or without
+    /// partitions. KIP-848 reports no assignment that brings nothing new (a resubscribe after
+    /// a deleted topic, a new topic given to another member, a surplus member's empty share),
+    /// so only the member epoch says so. The classic protocol ends every join with an
+    /// assignment, empty or not.
+    fn answered(&self) -> bool {
+        self.consumer.context().incremental
+            && source::group_generation(&self.consumer).is_some_and(|g| g > 0)
     }
 }

@@ -29,15 +29,22 @@ const EVERY: Duration = Duration::from_secs(1);
 /// How long one look at the partitions behind waits for their fetches.
 const LOOK: Duration = Duration::from_secs(2);
 
+/// How long a member the group (KIP-848) answered without partitions waits before it counts
+/// its share as empty: partitions that other members give up first come with a later
+/// heartbeat (5 s apart by default). Only a run with nothing left to copy anywhere ends
+/// then; waiting lets it hold its share first, and tell the positions index where it stands.
+const EMPTY_SHARE: Duration = Duration::from_secs(5);
+
 type Key = (String, i32);
 
 impl Acked {
-    /// With `--until-caught-up`: true once the group counted this process in, every partition
+    /// With `--until-caught-up`: true once the group gave this process its share, every partition
     /// it holds reached its end, and (in a group, not a `--shard`) every other partition of
     /// the copied topics too: the group's committed positions tell (see [`Whole`]).
     pub(super) fn caught_up(&mut self) -> bool {
         let mut st = self.shared.lock();
-        if !self.opts.until_caught_up || !st.assigned_once {
+        let empty_share = st.answered.is_some_and(|t| t.elapsed() >= EMPTY_SHARE);
+        if !self.opts.until_caught_up || !(st.assigned_once || empty_share) {
             return false;
         }
         match st.ends.check(&self.consumer, &self.opts) {
