@@ -156,12 +156,12 @@ impl Whole {
     /// record before its end says it is behind, or the read position reached the end.
     fn look(&mut self, behind: &[(Key, Option<i64>)], opts: &RunOptions) -> Result<()> {
         if self.reader.is_none() {
-            let group = format!("{}.ends", opts.group);
-            // Errors, not a jump, at a position outside the log: the partition's next owner
-            // decides by --on-gap.
+            // The copy's group id, which the principal may use, though the reader never joins
+            // or commits. Errors, not a jump, at a position outside the log: the partition's
+            // next owner decides by --on-gap.
             let cfg = kafka::reader_config(
                 &opts.from,
-                &group,
+                &opts.group,
                 &[("fetch.wait.max.ms", "10"), ("auto.offset.reset", "error")],
             );
             let reader = cfg
