@@ -342,3 +342,52 @@ fn issue_31_a_topic_created_again_is_copied_from_its_beginning_under_exactly_onc
         run.stderr
     );
 }
+
+/// Issue 31 (b): under KIP-848 (the protocol a run on Kafka 4 chooses), a topic deleted under
+/// the run makes it subscribe again to what is left, which brings it no new partition, so no
+/// rebalance callback: the run took that for a join that never ends and exited 1 after
+/// `--join-timeout`, the other topic no longer copied. It must copy on.
+#[test]
+fn issue_31_kip848_a_deleted_topic_does_not_end_the_run_after_the_join_timeout() {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    let (keep, gone) = keep_and_gone(ab, 2, (40, 20));
+    let group = common::unique("g-848");
+    let topics = format!("{keep},{gone}");
+    let addr = format!("127.0.0.1:{}", common::free_port());
+    let join_timeout = Duration::from_secs(5);
+    // No classic-only property (FAST_GROUP's session.timeout.ms): KIP-848 where offered.
+    let mut args = following(ab, bb, &topics, &group, "at-least-once");
+    args.truncate(args.len() - kr::FAST_GROUP.len());
+    args.extend(["--join-timeout", "5s", "-v", "--metrics-addr", &addr]);
+    let mut child = Some(kr::spawn(&args));
+    kr::wait_for_records(bb, &keep, 40, Duration::from_secs(60), &mut child);
+    kr::wait_for_records(bb, &gone, 20, Duration::from_secs(60), &mut child);
+
+    common::delete_topic(ab, &gone);
+    // The deleted topic's partitions are taken away: the run has seen the deletion.
+    kr::wait_or_kill(Duration::from_secs(60), &mut child, || {
+        let held = kr::metric(&addr, "kreplicate_assigned_partitions");
+        (held != Some(2.0)).then(|| format!("{held:?} partitions held, not 2"))
+    });
+    // Twice the join timeout passes with the run still there.
+    let deadline = std::time::Instant::now() + 2 * join_timeout;
+    while std::time::Instant::now() < deadline {
+        let exited = child.as_mut().and_then(|c| c.try_wait().expect("try_wait"));
+        if exited.is_some() {
+            let run = kr::wait(child.take().expect("child"), Duration::from_secs(10));
+            panic!("the run ended after the deletion: {run:?}");
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    common::produce(ab, &keep, &kr::records(900, 2, "k2"));
+    kr::wait_for_records(bb, &keep, 940, Duration::from_secs(60), &mut child);
+    let run = kr::stop(&mut child);
+    let joined = format!("group '{group}' joins with the consumer protocol");
+    assert!(run.stderr.contains(&joined), "{}", run.stderr);
+    let warning =
+        format!("kreplicate: warning: source topic '{gone}' was deleted: it is no longer copied");
+    assert!(run.stderr.contains(&warning), "{}", run.stderr);
+    assert_eq!(common::committed(ab, &group, &keep, 2), ends(ab, &keep, 2));
+    assert_eq!(kr::assert_complete(ab, bb, &keep, &keep, 2), 0);
+}

@@ -289,6 +289,23 @@ fn first_signal_commits_and_exits_0_second_exits_130() {
 #[test]
 fn issue_5_until_caught_up_waits_for_the_assignment_after_losing_it() {
     let (a, b) = Kafka::pair("lost-a", "lost-b");
+    lost_assignment(&a, &b, &FAST_GROUP, "classic", Duration::from_secs(2));
+}
+
+/// Issue 31 (3): the same under KIP-848, its 3 s sessions set on the source broker.
+#[test]
+fn issue_31_kip848_until_caught_up_waits_for_the_assignment_after_losing_it() {
+    let (a, b) = std::thread::scope(|s| {
+        let b = s.spawn(|| Kafka::start("lost848-b"));
+        let a = Kafka::start_with("lost848-a", &common::KIP848_FAST_SESSIONS);
+        (a, b.join().expect("start the second cluster"))
+    });
+    lost_assignment(&a, &b, &[], "consumer", Duration::from_secs(3));
+}
+
+/// A `--until-caught-up` run frozen past its group session (`session`) loses its assignment,
+/// gets it back and copies everything.
+fn lost_assignment(a: &Kafka, b: &Kafka, group_props: &[&str], protocol: &str, session: Duration) {
     common::create_topic(&a.bootstrap, "t", 4);
     common::create_topic(&b.bootstrap, "t", 4);
     for round in 0..20 {
@@ -298,10 +315,11 @@ fn issue_5_until_caught_up_waits_for_the_assignment_after_losing_it() {
             &kr::records(10_000, 4, &format!("l{round}")),
         );
     }
-    let run_args = args(
-        &a,
-        &b,
+    let run_args = member(
+        a,
+        b,
         "g",
+        group_props,
         &[
             "--topics",
             "t",
@@ -324,9 +342,9 @@ fn issue_5_until_caught_up_waits_for_the_assignment_after_losing_it() {
             .iter()
             .any(|&c| c > 0)
     });
-    // Frozen past session.timeout.ms: the group takes the partitions away.
+    // Frozen past the session: the group takes the partitions away (asserted below).
     kr::signal(&child, "STOP");
-    std::thread::sleep(Duration::from_secs(5));
+    std::thread::sleep(session + Duration::from_secs(3));
     kr::signal(&child, "CONT");
     let waited = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         kr::wait(child, Duration::from_secs(120))
@@ -336,12 +354,11 @@ fn issue_5_until_caught_up_waits_for_the_assignment_after_losing_it() {
         eprintln!("broker A:\n{}\nbroker B:\n{}", a.log_tail(), b.log_tail());
         std::panic::resume_unwind(hung)
     });
-    assert_eq!(
-        run.code,
-        0,
-        "{run:?}\nlog:\n{}",
-        common::file_tail(&log, 20_000)
-    );
+    let text = common::file_tail(&log, 1 << 20);
+    assert_eq!(run.code, 0, "{run:?}\nlog:\n{text}");
+    let joined = format!("group 'g' joins with the {protocol} protocol");
+    assert!(text.contains(&joined), "{text}");
+    assert!(text.contains("revoked (assignment lost)"), "{text}");
     kr::assert_complete(&a.bootstrap, &b.bootstrap, "t", "t", 4);
     assert_eq!(
         common::committed(&a.bootstrap, "g", "t", 4),
@@ -714,5 +731,196 @@ fn churn(group_props: &[&str], protocol: &str) {
     assert_eq!(r2.code, 0, "{r2:?}");
     let joined = format!("group '{g}' joins with the {protocol} protocol");
     assert!(r1.stderr.contains(&joined), "{}", r1.stderr);
-    kr::assert_complete(&a.bootstrap, &b.bootstrap, t, t, 4);
+    // Each handover was graceful: the revoke committed what the target acknowledged.
+    assert_eq!(kr::assert_complete(&a.bootstrap, &b.bootstrap, t, t, 4), 0);
+}
+
+/// Fails the test with the run's output if `child` ended before `limit` passed.
+fn stays_up(child: &mut Option<std::process::Child>, limit: Duration) {
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        let exited = child.as_mut().and_then(|c| c.try_wait().expect("try_wait"));
+        if exited.is_some() {
+            let run = kr::wait(child.take().expect("child"), Duration::from_secs(10));
+            panic!("the run ended: {run:?}");
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Issue 31 (b): under KIP-848 a member beyond the partition count gets an empty share, which
+/// librdkafka reports with no rebalance callback: the run took it for a join that never ends
+/// and exited 1 after `--join-timeout`. A surplus member idles, and takes over when the other
+/// member leaves.
+#[test]
+fn issue_31_kip848_a_surplus_member_idles_past_the_join_timeout() {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let n = common::unique("surplus");
+    let t = &format!("{n}.t");
+    let g = &format!("{n}.g");
+    common::create_topic(&a.bootstrap, t, 1);
+    common::create_topic(&b.bootstrap, t, 1);
+    common::produce(&a.bootstrap, t, &kr::records(100, 1, "pre"));
+    let addrs = [0, 1].map(|_| format!("127.0.0.1:{}", common::free_port()));
+    let extra = ["--topics", t, "--json", "-v", "--join-timeout", "5s"];
+    let spawn = |i: usize| {
+        let mut v = member(&a, &b, g, &[], &extra);
+        v.extend(["--metrics-addr", addrs[i].as_str()]);
+        kr::spawn(&v)
+    };
+    let mut first = Some(spawn(0));
+    kr::wait_for_committed(&a.bootstrap, g, t, &[100], &mut first);
+    let mut second = Some(spawn(1));
+    // The second runs (its metrics answer) and stays up twice the join timeout, holding none.
+    kr::wait_or_kill(Duration::from_secs(60), &mut second, || {
+        let held = kr::metric(&addrs[1], "kreplicate_assigned_partitions");
+        (held != Some(0.0)).then(|| format!("the second holds {held:?}"))
+    });
+    stays_up(&mut second, Duration::from_secs(10));
+    assert_eq!(
+        kr::metric(&addrs[0], "kreplicate_assigned_partitions"),
+        Some(1.0)
+    );
+    let r1 = kr::stop(&mut first);
+    common::produce(&a.bootstrap, t, &kr::records(900, 1, "post"));
+    kr::wait_for_committed(&a.bootstrap, g, t, &[1000], &mut second);
+    let r2 = kr::stop(&mut second);
+    let joined = format!("group '{g}' joins with the consumer protocol");
+    assert!(r2.stderr.contains(&joined), "{}", r2.stderr);
+    assert!(r1.stderr.contains(&joined), "{}", r1.stderr);
+    kr::assert_complete(&a.bootstrap, &b.bootstrap, t, t, 1);
+}
+
+/// Issue 31 (c): two members copy 4 partitions; one is killed (its session still runs on the
+/// broker), the other stopped; 4,000 more records arrive; then a cron-style
+/// `--until-caught-up` run joins. Under KIP-848 it gets the 2 free partitions at once, and it
+/// exited 0 once those were copied, the killed member's 2,000 records left behind by a run
+/// that said `ok`. It must wait until the group's positions reach every partition's end (and
+/// so receive the killed member's partitions when its session expires).
+#[test]
+fn issue_31_kip848_until_caught_up_waits_for_a_killed_members_partitions() {
+    let a = Kafka::start_with("uc848-a", &common::KIP848_FAST_SESSIONS);
+    a_killed_members_partitions(&a, &[], "consumer");
+}
+
+/// Issue 31 (c), the classic protocol: the join itself waits for the killed member's session
+/// to end, so the run gets all 4 partitions; the same end.
+#[test]
+fn issue_31_classic_until_caught_up_copies_a_killed_members_partitions() {
+    a_killed_members_partitions(&Kafka::shared("a"), &FAST_GROUP, "classic");
+}
+
+fn a_killed_members_partitions(a: &Kafka, group_props: &[&str], protocol: &str) {
+    let b = Kafka::shared("b");
+    let n = common::unique("uc-killed");
+    let t = &format!("{n}.t");
+    let g = &format!("{n}.g");
+    common::create_topic(&a.bootstrap, t, 4);
+    common::create_topic(&b.bootstrap, t, 4);
+    common::produce(&a.bootstrap, t, &kr::records(400, 4, "pre"));
+    let addrs = [0, 1].map(|_| format!("127.0.0.1:{}", common::free_port()));
+    let extra = ["--topics", t, "--json", "-v", "--commit-interval", "200ms"];
+    let spawn = |i: usize| {
+        let mut v = member(a, &b, g, group_props, &extra);
+        v.extend(["--metrics-addr", addrs[i].as_str()]);
+        kr::spawn(&v)
+    };
+    let (mut killed, mut stopped) = (Some(spawn(0)), Some(spawn(1)));
+    kr::wait_or_kill(Duration::from_secs(60), &mut stopped, || {
+        let held = addrs
+            .each_ref()
+            .map(|a| kr::metric(a, "kreplicate_assigned_partitions"));
+        (held != [Some(2.0), Some(2.0)]).then(|| format!("held {held:?}, not 2 each"))
+    });
+    kr::wait_for_committed(&a.bootstrap, g, t, &[100; 4], &mut stopped);
+    let dead = killed.take().expect("first member");
+    kr::signal(&dead, "KILL");
+    let dead = kr::wait(dead, Duration::from_secs(10));
+    let r = kr::stop(&mut stopped);
+    let joined = format!("group '{g}' joins with the {protocol} protocol");
+    assert!(r.stderr.contains(&joined), "{}", r.stderr);
+    assert!(dead.stderr.contains(&joined), "{}", dead.stderr);
+
+    common::produce(&a.bootstrap, t, &kr::records(4000, 4, "post"));
+    let mut cron = member(a, &b, g, group_props, &["--topics", t, "--json", "-v"]);
+    cron.push("--until-caught-up");
+    let run = kr::wait(kr::spawn(&cron), Duration::from_secs(120));
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stderr.contains(&joined), "{}", run.stderr);
+    assert_eq!(run.json()["records"], 4000, "{}", run.stderr);
+    assert_eq!(common::committed(&a.bootstrap, g, t, 4), vec![1100; 4]);
+    assert_eq!(kr::assert_complete(&a.bootstrap, &b.bootstrap, t, t, 4), 0);
+    if protocol == "consumer" {
+        // The killed member still held its partitions when the run had copied the others.
+        assert!(
+            run.stderr
+                .contains("waiting for 2 more that other members hold"),
+            "{}",
+            run.stderr
+        );
+    }
+}
+
+/// Commits one transaction of `n` records into each of `partitions` partitions of `topic`:
+/// each partition's log then ends with a transaction marker, which no commit of a copy covers.
+fn transaction(bootstrap: &str, topic: &str, partitions: i32, n: usize) {
+    use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+    let p: BaseProducer = rdkafka::ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("transactional.id", common::unique("source-txn"))
+        .create()
+        .expect("transactional producer");
+    let t = Duration::from_secs(30);
+    p.init_transactions(t).expect("init_transactions");
+    p.begin_transaction().expect("begin");
+    for part in 0..partitions {
+        for i in 0..n {
+            let key = format!("{part}-{i}");
+            p.send(
+                BaseRecord::to(topic)
+                    .partition(part)
+                    .key(&key)
+                    .payload(&key),
+            )
+            .expect("send");
+        }
+    }
+    p.commit_transaction(t).expect("commit");
+}
+
+/// Issue 31 (c): the group's position for a partition whose log ends with a transaction
+/// marker stays one short of its end (an at-least-once commit stops after the last record
+/// copied). A `--until-caught-up` run beside a member that holds such a partition must see
+/// that nothing is left to copy there, not wait for ever.
+#[test]
+fn issue_31_kip848_until_caught_up_beside_a_member_whose_partitions_end_with_a_marker() {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let n = common::unique("uc-marker");
+    let t = &format!("{n}.t");
+    let g = &format!("{n}.g");
+    common::create_topic(&a.bootstrap, t, 2);
+    common::create_topic(&b.bootstrap, t, 2);
+    transaction(&a.bootstrap, t, 2, 10);
+    let extra = ["--topics", t, "--json", "-v", "--commit-interval", "200ms"];
+    let mut live = Some(kr::spawn(&member(&a, &b, g, &[], &extra)));
+    kr::wait_for_records(&b.bootstrap, t, 20, Duration::from_secs(60), &mut live);
+    transaction(&a.bootstrap, t, 2, 10);
+    // 10 records, a marker, 10 records, a marker: the end is 22, the group's position 21.
+    kr::wait_for_committed(&a.bootstrap, g, t, &[21, 21], &mut live);
+    let mut cron = member(&a, &b, g, &[], &["--topics", t, "--json", "-v"]);
+    cron.push("--until-caught-up");
+    let run = kr::wait(kr::spawn(&cron), Duration::from_secs(60));
+    assert_eq!(run.code, 0, "{run:?}");
+    let joined = format!("group '{g}' joins with the consumer protocol");
+    assert!(run.stderr.contains(&joined), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("caught up with every partition of the copied topics"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(common::committed(&a.bootstrap, g, t, 2), vec![21, 21]);
+    let r = kr::stop(&mut live);
+    assert!(r.stderr.contains(&joined), "{}", r.stderr);
+    assert_eq!(kr::assert_complete(&a.bootstrap, &b.bootstrap, t, t, 2), 0);
 }

@@ -90,3 +90,20 @@ pub(crate) fn assign_with_leaders<C: ConsumerContext>(
     }
     assign(consumer, tpl)
 }
+
+/// The consumer's group generation: under KIP-848 the member epoch of the coordinator's last
+/// heartbeat answer, above 0 once the group counts the consumer as a member (also with an
+/// empty share, which no rebalance callback reports). `None` outside a group.
+pub(crate) fn group_generation<C: ConsumerContext>(consumer: &BaseConsumer<C>) -> Option<i32> {
+    // SAFETY: the client pointer is valid for the consumer's lifetime; librdkafka returns a
+    // copy of the group metadata (or NULL), read here and destroyed once.
+    unsafe {
+        let md = rdkafka_sys::rd_kafka_consumer_group_metadata(consumer.client().native_ptr());
+        if md.is_null() {
+            return None;
+        }
+        let generation = rdkafka_sys::rd_kafka_consumer_group_metadata_generation_id(md);
+        rdkafka_sys::rd_kafka_consumer_group_metadata_destroy(md);
+        Some(generation)
+    }
+}

@@ -16,7 +16,7 @@ use crate::options::{GapPolicy, RunOptions};
 
 mod assign;
 mod start;
-pub(crate) use assign::{assign, assign_with_leaders, close, watermarks};
+pub(crate) use assign::{assign, assign_with_leaders, close, group_generation, watermarks};
 pub(crate) use start::{committed_positions, group_positions, Start};
 
 /// What one consumer poll means for a loop (the engines' and verify's readers alike).
@@ -149,6 +149,11 @@ impl Ends {
             Some((Offset::Offset(n), _)) => Some(*n),
             _ => None,
         }
+    }
+
+    /// The partitions held.
+    pub(crate) fn held(&self) -> std::collections::HashSet<(String, i32)> {
+        self.parts.keys().cloned().collect()
     }
 
     /// Where reading started, for partitions that started at a known offset.

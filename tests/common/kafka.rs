@@ -37,6 +37,21 @@ pub struct Kafka {
 /// tests' clients and runs), so a killed member's partitions move on in seconds, not 45 s.
 const TEST_SETTINGS: [&str; 2] = ["--set", "group.min.session.timeout.ms=1000"];
 
+/// `Kafka::start_with` options for KIP-848 members with 3 s sessions and 500 ms heartbeats:
+/// under KIP-848 the session lives on the broker (`FAST_GROUP`'s `session.timeout.ms` is a
+/// classic-only property, which makes a run choose the classic protocol), so a test of a
+/// killed KIP-848 member takes a cluster of its own with these.
+pub const KIP848_FAST_SESSIONS: [&str; 8] = [
+    "--set",
+    "group.consumer.min.session.timeout.ms=1000",
+    "--set",
+    "group.consumer.session.timeout.ms=3000",
+    "--set",
+    "group.consumer.min.heartbeat.interval.ms=500",
+    "--set",
+    "group.consumer.heartbeat.interval.ms=500",
+];
+
 /// The test brokers' and tools' JIT: C1 only halves a broker's start (about 11 CPU seconds to 6
 /// on these machines) and test traffic is too small to miss C2. The benchmark keeps both.
 const QUICK_JIT: &str = "-XX:TieredStopAtLevel=1";

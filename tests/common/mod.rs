@@ -40,7 +40,7 @@ pub use client::{
     read_all_with, topic_configs, topic_overrides, wait_for_topic, DEFAULT_TIMEOUT,
 };
 #[allow(unused_imports)]
-pub use kafka::{kafka_home, kafka_tool, unique, Kafka};
+pub use kafka::{kafka_home, kafka_tool, unique, Kafka, KIP848_FAST_SESSIONS};
 #[allow(unused_imports)]
 pub use mock::{mock_pair, mock_split_source};
 #[allow(unused_imports)]

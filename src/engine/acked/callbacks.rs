@@ -275,6 +275,7 @@ impl Rebalancer {
         let kept = self.incremental && consumer.assignment().is_ok_and(|a| a.count() > tpl.count());
         if !kept {
             st.assigned_once = false;
+            st.answered = None;
             st.waiting_since = Some(Instant::now());
         }
         for (source, partition) in revoked {

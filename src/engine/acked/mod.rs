@@ -13,6 +13,7 @@ mod commit;
 mod discovery;
 mod index;
 mod state;
+mod whole;
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -20,11 +21,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
+use rdkafka::consumer::Consumer;
 use rdkafka::message::{BorrowedMessage, Message};
 use rdkafka::producer::Producer;
 
 use self::callbacks::{Deliveries, Rebalancer, SourceConsumer, TargetProducer};
 use self::state::{Shared, State};
+use self::whole::Whole;
 use super::shared::{self, clock::Clock, clock::Pace, follow::Followed};
 use crate::error::Result;
 use crate::kafka;
@@ -63,6 +66,9 @@ pub(super) struct Acked {
     last_commit: Instant,
     since_index: u32,
     last_join_note: Instant,
+    /// With `--until-caught-up` in a group: every partition of the copied topics, not only
+    /// this member's share, must reach its end.
+    whole: Option<Whole>,
 }
 
 impl Acked {
@@ -121,6 +127,7 @@ impl Acked {
             .map_err(|e| kafka::creation_error("source", e))?;
         // After the consumer's creation: it looks for its group coordinator meanwhile.
         target::warm_up(&producer, &routes, opts.timeout)?;
+        let whole = (opts.until_caught_up && opts.shard.is_none()).then(|| Whole::new(&routes));
         Ok(Acked {
             opts: opts.clone(),
             followed: Followed::new(routes),
@@ -134,6 +141,7 @@ impl Acked {
             last_commit: Instant::now(),
             since_index: 0,
             last_join_note: Instant::now(),
+            whole,
         })
     }
 
@@ -368,6 +376,19 @@ impl Acked {
             // Every source topic was deleted: nothing to join for until one appears.
             return true;
         }
+        let holds = self.consumer.assignment().is_ok_and(|a| a.count() > 0);
+        if holds || self.answered() {
+            let mut st = self.shared.lock();
+            st.waiting_since = None;
+            if holds {
+                st.assigned_once = true;
+            } else {
+                st.answered.get_or_insert_with(Instant::now);
+            }
+            drop(st);
+            self.shared.counters.set_waiting(None);
+            return true;
+        }
         let waited = since.elapsed();
         let group = &self.opts.group;
         if waited > self.opts.join_timeout {
@@ -391,23 +412,13 @@ impl Acked {
         true
     }
 
-    /// With `--until-caught-up`: true once the group assigned partitions and every one of
-    /// them reached its end.
-    fn caught_up(&self) -> bool {
-        let mut st = self.shared.lock();
-        if !self.opts.until_caught_up || !st.assigned_once {
-            return false;
-        }
-        match st.ends.check(&self.consumer, &self.opts) {
-            Ok(true) => {
-                log::info!("caught up with every assigned partition");
-                true
-            }
-            Ok(false) => false,
-            Err(e) => {
-                st.failure.fail_with(e);
-                false
-            }
-        }
+    /// Whether (KIP-848) the group answered this process's heartbeat: a member, with or without
+    /// partitions. KIP-848 reports no assignment that brings nothing new (a resubscribe after
+    /// a deleted topic, a new topic given to another member, a surplus member's empty share),
+    /// so only the member epoch says so. The classic protocol ends every join with an
+    /// assignment, empty or not.
+    fn answered(&self) -> bool {
+        self.consumer.context().incremental
+            && source::group_generation(&self.consumer).is_some_and(|g| g > 0)
     }
 }

@@ -52,8 +52,12 @@ pub(super) struct State {
     /// The failure that ends the run.
     pub(super) failure: Failure,
     pub(super) assigned_once: bool,
+    /// Since when the group (KIP-848) has counted this process as a member with no partitions
+    /// to give it: its share is known to be empty only a while later (see `caught_up`).
+    pub(super) answered: Option<Instant>,
     /// Since when the run has waited for the group to assign partitions (at start and after
-    /// a revoke); `None` while it holds an assignment.
+    /// a revoke, and a new subscription); `None` while it holds partitions or the group
+    /// counts it as a member.
     pub(super) waiting_since: Option<Instant>,
 }
 
