@@ -24,6 +24,18 @@ fn mock_pair(records: usize) -> (MockKafka, MockKafka, String, String) {
 }
 
 fn copy_args<'a>(ab: &'a str, bb: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    // librdkafka's mock keeps a closed run's member until its session times out: a rerun
+    // would wait 45 s to join.
+    copy_args_in(ab, bb, &FAST_GROUP, extra)
+}
+
+/// [`copy_args`] with `group`'s arguments for the group protocol.
+fn copy_args_in<'a>(
+    ab: &'a str,
+    bb: &'a str,
+    group: &[&'a str],
+    extra: &[&'a str],
+) -> Vec<&'a str> {
     let mut v = vec![
         "--from",
         ab,
@@ -39,11 +51,42 @@ fn copy_args<'a>(ab: &'a str, bb: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
         "--to-property",
         "batch.num.messages=20",
     ];
-    // librdkafka's mock keeps a closed run's member until its session times out: a rerun
-    // would wait 45 s to join.
-    v.extend_from_slice(&FAST_GROUP);
+    v.extend_from_slice(group);
     v.extend_from_slice(extra);
     v
+}
+
+/// The group protocol a Kafka fault test runs under: the classic one (`FAST_GROUP`'s 2 s
+/// sessions), or KIP-848's, which a run on Kafka 4 chooses (its sessions are the broker's).
+#[derive(Clone, Copy, Debug)]
+enum Protocol {
+    Classic,
+    Kip848,
+}
+
+impl Protocol {
+    /// A source cluster of the test's own, whose sessions end in seconds.
+    fn source(self, name: &str) -> Kafka {
+        match self {
+            Protocol::Classic => Kafka::start(name),
+            Protocol::Kip848 => Kafka::start_with(name, &common::KIP848_FAST_SESSIONS),
+        }
+    }
+
+    fn group_args(self) -> &'static [&'static str] {
+        match self {
+            Protocol::Classic => &FAST_GROUP,
+            Protocol::Kip848 => &[],
+        }
+    }
+
+    /// The `-v` line that says which protocol the run's group joined with.
+    fn joined(self) -> &'static str {
+        match self {
+            Protocol::Classic => "joins with the classic protocol",
+            Protocol::Kip848 => "joins with the consumer protocol",
+        }
+    }
 }
 
 /// After a failed run: committed positions are covered by the target; then a clean rerun
@@ -165,17 +208,28 @@ fn exit_bound() -> Duration {
 
 /// A copy of 2,000 records and a live writer, running with a 5 s delivery timeout and metrics
 /// on the returned address, once it committed something: the moment the seed's fault lands.
-fn seed_copy(a: &Kafka, b: &Kafka) -> (kr::Writer, std::process::Child, String) {
+fn seed_copy(
+    a: &Kafka,
+    b: &Kafka,
+    protocol: Protocol,
+) -> (kr::Writer, std::process::Child, String) {
     common::create_topic(&a.bootstrap, TOPIC, 4);
     common::create_topic(&b.bootstrap, TOPIC, 4);
     common::produce(&a.bootstrap, TOPIC, &kr::records(2000, 4, "pre"));
     let writer = kr::Writer::start(&a.bootstrap, TOPIC, 4);
     let addr = format!("127.0.0.1:{}", common::free_port());
     let timeout = format!("{}s", DELIVERY_TIMEOUT.as_secs());
-    let args = copy_args(
+    let args = copy_args_in(
         &a.bootstrap,
         &b.bootstrap,
-        &["--delivery-timeout", &timeout, "--metrics-addr", &addr],
+        protocol.group_args(),
+        &[
+            "-v",
+            "--delivery-timeout",
+            &timeout,
+            "--metrics-addr",
+            &addr,
+        ],
     );
     let child = kr::spawn(&args);
     wait_for_a_commit(&a.bootstrap, TOPIC, 4);
@@ -236,7 +290,7 @@ fn assert_no_commit_past_failures(stderr: &str, committed: &[i64]) -> usize {
 #[test]
 fn seed_frozen_target_fails_the_run_and_rerun_loses_nothing() {
     let (a, mut b) = Kafka::pair("seed-a", "seed-b");
-    let (writer, child, addr) = seed_copy(&a, &b);
+    let (writer, child, addr) = seed_copy(&a, &b, Protocol::Classic);
     let before = common::committed(&a.bootstrap, "g", TOPIC, 4);
     b.freeze();
     let frozen = Instant::now();
@@ -262,11 +316,10 @@ fn seed_frozen_target_fails_the_run_and_rerun_loses_nothing() {
 /// (SIGKILL) while records are held in flight; every partition's committed position must be
 /// covered by what the target holds (a copy that committed on send fails here). Then the
 /// held bytes are dropped and a rerun completes the copy.
-#[test]
-fn issue_31_killed_while_requests_are_held_commits_only_what_the_target_acknowledged() {
-    let a = Kafka::start("held-kill-a");
+fn killed_while_requests_are_held(protocol: Protocol) {
+    let a = protocol.source("held-kill-a");
     let (b, proxy) = Kafka::behind_proxy("held-kill-b");
-    let (writer, child, addr) = seed_copy(&a, &b);
+    let (writer, child, addr) = seed_copy(&a, &b, protocol);
     proxy.hold_requests();
     let held = records_held_in_flight(&addr);
     kr::signal(&child, "KILL");
@@ -276,13 +329,30 @@ fn issue_31_killed_while_requests_are_held_commits_only_what_the_target_acknowle
     proxy.resume();
     drop(writer);
     assert_ne!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr.contains(protocol.joined()),
+        "{protocol:?}: {}",
+        run.stderr
+    );
     let committed =
         kr::assert_committed_is_covered(&a.bootstrap, &b.bootstrap, "g", TOPIC, TOPIC, 4);
-    eprintln!("killed with {held} records held in flight; committed {committed:?}");
-    let args = copy_args(&a.bootstrap, &b.bootstrap, &["--until-caught-up"]);
+    eprintln!("{protocol:?}: killed with {held} records held in flight; committed {committed:?}");
+    let group = protocol.group_args();
+    let args = copy_args_in(&a.bootstrap, &b.bootstrap, group, &["--until-caught-up"]);
     let rerun = kr::run(&args);
     assert_eq!(rerun.code, 0, "{rerun:?}");
     kr::assert_complete(&a.bootstrap, &b.bootstrap, TOPIC, TOPIC, 4);
+}
+
+#[test]
+fn issue_31_killed_while_requests_are_held_commits_only_what_the_target_acknowledged() {
+    killed_while_requests_are_held(Protocol::Classic);
+}
+
+/// The same under KIP-848's group protocol, the one a run on Kafka 4 chooses.
+#[test]
+fn issue_31_kip848_killed_while_requests_are_held_commits_only_what_the_target_acknowledged() {
+    killed_while_requests_are_held(Protocol::Kip848);
 }
 
 /// The seed's scenario with the fault exactly where it is said to be: the target reached only
@@ -290,11 +360,10 @@ fn issue_31_killed_while_requests_are_held_commits_only_what_the_target_acknowle
 /// drops what it held, so the target holds exactly what the copy saw acknowledged. The run
 /// fails within its bound; every partition's committed position is covered by what the
 /// target holds, and passes no failed record; a rerun completes.
-#[test]
-fn issue_17_seed_target_cut_off_by_a_proxy_commits_only_what_it_acknowledged() {
-    let a = Kafka::start("seed-proxy-a");
+fn requests_held_until_the_run_fails(protocol: Protocol) {
+    let a = protocol.source("seed-proxy-a");
     let (b, proxy) = Kafka::behind_proxy("seed-proxy-b");
-    let (writer, child, addr) = seed_copy(&a, &b);
+    let (writer, child, addr) = seed_copy(&a, &b, protocol);
     proxy.hold_requests();
     let held_at = Instant::now();
     let held = records_held_in_flight(&addr);
@@ -308,12 +377,29 @@ fn issue_17_seed_target_cut_off_by_a_proxy_commits_only_what_it_acknowledged() {
         "a target that stops answering fails the run: {run:?}"
     );
     assert!(took < exit_bound(), "exit {took:?} after the hold");
+    assert!(
+        run.stderr.contains(protocol.joined()),
+        "{protocol:?}: {}",
+        run.stderr
+    );
     let committed =
         kr::assert_committed_is_covered(&a.bootstrap, &b.bootstrap, "g", TOPIC, TOPIC, 4);
     assert_no_commit_past_failures(&run.stderr, &committed);
-    eprintln!("held with {held} records in flight; committed {committed:?}; exit after {took:?}");
-    let args = copy_args(&a.bootstrap, &b.bootstrap, &["--until-caught-up"]);
+    eprintln!("{protocol:?}: held with {held} records in flight; committed {committed:?}; exit after {took:?}");
+    let group = protocol.group_args();
+    let args = copy_args_in(&a.bootstrap, &b.bootstrap, group, &["--until-caught-up"]);
     let rerun = kr::run(&args);
     assert_eq!(rerun.code, 0, "{rerun:?}");
     kr::assert_complete(&a.bootstrap, &b.bootstrap, TOPIC, TOPIC, 4);
+}
+
+#[test]
+fn issue_17_seed_target_cut_off_by_a_proxy_commits_only_what_it_acknowledged() {
+    requests_held_until_the_run_fails(Protocol::Classic);
+}
+
+/// The same under KIP-848's group protocol, the one a run on Kafka 4 chooses.
+#[test]
+fn issue_31_kip848_target_requests_held_commits_only_what_it_acknowledged() {
+    requests_held_until_the_run_fails(Protocol::Kip848);
 }
