@@ -284,6 +284,24 @@ fn issue_11_groups_translate_exactly_over_foreign_records_and_duplicates() {
             "\"kept-ahead\""
         ]
     );
+    // With --allow-rewind the group moves back to its translation (issue 31).
+    let ahead = common::committed(bb, app_mid, topic, PARTS);
+    let mut rewind = base.to_vec();
+    rewind.extend(["--groups", app_mid, "--allow-rewind", "--json"]);
+    let run = kr::run(&rewind);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let statuses: Vec<String> = run.json()["partitions"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| r["status"].to_string())
+        .collect();
+    assert_eq!(statuses, ["\"translated\"", "\"translated\""]);
+    let back = common::committed(bb, app_mid, topic, PARTS);
+    assert!(
+        back.iter().zip(&ahead).all(|(b, a)| b < a),
+        "moved back: {ahead:?} -> {back:?}"
+    );
 }
 
 #[test]
