@@ -307,7 +307,9 @@ run_mode() {
         user="$MM2_CPU" sys=0
     else
         if [ "$mode" = ceiling ]; then
-            cmd=("$RAW" --from "$SRC" --to "$DST" --topic "$TOPIC" --target "$target")
+            # kreplicate's default codec (src/kafka/, issue 35): the raw copy's librdkafka
+            # would otherwise compress nothing.
+            cmd=("$RAW" --from "$SRC" --to "$DST" --topic "$TOPIC" --target "$target" -P compression.type=zstd)
             # shellcheck disable=SC2206
             [ -z "$CEILING_ARGS" ] || cmd+=($CEILING_ARGS)
         else

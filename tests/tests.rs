@@ -9,8 +9,8 @@
 //! 4 progress/verify/docs, 5 performance, 9 layering, 10 exit codes/metrics/JSON,
 //! 11 group translation/provenance/loops, 12 configs/discovery/plan/throttle, 13 four loss and
 //! hang defects, 17 Apache Kafka as the reference broker, 18 failover defects, 19 secured
-//! clusters, 21 one home/docs, 22 an operator's first day. Tests without a number pin the
-//! promises they name.
+//! clusters, 21 one home/docs, 22 an operator's first day, 35 an operator's second week.
+//! Tests without a number pin the promises they name.
 
 mod common;
 
@@ -20,6 +20,8 @@ mod active_active;
 mod bad_input;
 /// a target max.message.bytes below the batch size (Kafka: shared)
 mod batch_size;
+/// the target producer's codec: compressed by default, the user's property wins (Kafka: shared)
+mod compression;
 /// a faithful copy end to end (Kafka: shared; own where the default group matters)
 mod copy;
 /// the guide's cut-over and failback recipes, run as written (Kafka: own)
