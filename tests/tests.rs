@@ -74,6 +74,8 @@ mod sync_groups;
 mod throttle;
 /// topic configs travel, drift is warned about and synced (Kafka; tansu twin)
 mod topic_configs;
+/// exactly-once's transaction timeout: the user's refused, the target's limit read first (Kafka: own)
+mod transaction_timeout;
 /// `kreplicate groups` translating positions exactly (Kafka: shared)
 mod translate;
 /// `kreplicate verify` on targets shaped by hand (Kafka: shared)

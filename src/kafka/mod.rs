@@ -86,6 +86,16 @@ fn check(
                 )));
             }
         }
+        // The engine keeps a transaction open up to --txn-max-time and its commit waits up to
+        // --delivery-timeout: a shorter timeout lets the coordinator abort transactions the
+        // run still commits (fenced, exit 1, again on every rerun), a longer one keeps
+        // read_committed readers behind a killed run's open transaction for longer. Derived
+        // from both flags (`transactional`), as message.timeout.ms is from one.
+        if key == "transaction.timeout.ms" && guarantee == Guarantee::ExactlyOnce {
+            return Err(Error::usage(format!(
+                "{side} property 'transaction.timeout.ms' (from {flag} or the config file) is set by kreplicate under exactly-once: it is --txn-max-time plus --delivery-timeout plus 30 s; change those"
+            )));
+        }
         if key == "transactional.id" {
             return Err(Error::usage(format!(
                 "{side} property 'transactional.id' (from {flag} or the config file) is not allowed: kreplicate manages transactions itself"
@@ -433,6 +443,20 @@ mod tests {
             codec(&[("compression.codec", "lz4")]),
             (None, Some("lz4".into()), lz4)
         );
+    }
+
+    #[test]
+    fn issue_35_transaction_timeout_is_refused_under_exactly_once_only() {
+        let props = spec(&[("transaction.timeout.ms", "60000")]);
+        let run = |g| check(&props, "target", "--to-property", PRODUCER_OWNED, &[], g);
+        let refused = run(Guarantee::ExactlyOnce).err().map(|e| e.to_string());
+        let refused = refused.unwrap_or_default();
+        assert!(
+            refused.contains("'transaction.timeout.ms'") && refused.contains("--txn-max-time"),
+            "{refused}"
+        );
+        // Without transactions librdkafka ignores it: nothing to refuse.
+        assert!(run(Guarantee::AtLeastOnce).is_ok());
     }
 
     #[test]
