@@ -326,12 +326,20 @@ pub fn fit_batches(producer: &mut ClientConfig, limit: Option<u64>) -> Option<St
     })
 }
 
+/// What exactly-once's commit may wait beyond --txn-max-time and --delivery-timeout.
+pub const TRANSACTION_MARGIN: Duration = Duration::from_secs(30);
+
+/// exactly-once's `transaction.timeout.ms`: longer than any of its transactions, their time
+/// bound plus the commit's own wait.
+pub fn transaction_timeout(txn_max_time: Duration, delivery_timeout: Duration) -> Duration {
+    txn_max_time + delivery_timeout + TRANSACTION_MARGIN
+}
+
 /// The producer settings exactly-once depends on (applied after the user's).
 fn transactional(opts: &RunOptions, producer: &mut ClientConfig) -> Result<(), Error> {
     let shard = opts.shard.unwrap_or_default();
     producer.set("transactional.id", shard.transactional_id(&opts.group));
-    // Longer than any transaction: its time bound plus the commit's own wait.
-    let timeout = opts.txn_max_time + opts.delivery_timeout + Duration::from_secs(30);
+    let timeout = transaction_timeout(opts.txn_max_time, opts.delivery_timeout);
     if timeout > Duration::from_secs(900) {
         return Err(Error::usage(
             "--txn-max-time plus --delivery-timeout must stay under 870s (the broker's transaction.max.timeout.ms)",
