@@ -20,6 +20,8 @@ mod active_active;
 mod bad_input;
 /// a target max.message.bytes below the batch size (Kafka: shared)
 mod batch_size;
+/// every client's client.id names kreplicate (Kafka: shared)
+mod client_id;
 /// the target producer's codec: compressed by default, the user's property wins (Kafka: shared)
 mod compression;
 /// a faithful copy end to end (Kafka: shared; own where the default group matters)

@@ -14,6 +14,7 @@ use rdkafka::config::ClientConfig;
 
 use crate::error::Error;
 use crate::options::{ClusterSpec, GapPolicy, Guarantee, RunOptions};
+use crate::shard::Shard;
 
 /// Keys the user may not set on the source consumer, and the flag to use instead.
 const CONSUMER_OWNED: &[(&str, &str)] = &[
@@ -132,12 +133,27 @@ fn check_heartbeat(spec: &ClusterSpec) -> Result<(), Error> {
     Ok(())
 }
 
+/// The `client.id` every client takes unless the user's properties set one.
+pub const CLIENT_ID: &str = "kreplicate";
+
+/// The copy's own consumer and producer: [`CLIENT_ID`], and the shard they serve where there
+/// is one, so a broker tells the processes of one copy apart.
+fn copy_client_id(c: &mut ClientConfig, shard: Option<Shard>) {
+    if let Some(shard) = shard {
+        c.set("client.id", shard.transactional_id(CLIENT_ID));
+    }
+}
+
 /// A default every client takes, the user's properties, then the cluster's address.
 fn apply_cluster(c: &mut ClientConfig, spec: &ClusterSpec) {
     // librdkafka 2.12 drops the bootstrap connection as soon as it learns the brokers' ids,
     // failing the request on it, and then opens no connection for reconnect.backoff.ms / 2
     // (50 ms by default): every client's first request waited that, a group join twice.
     c.set("reconnect.backoff.ms", "10");
+    // Broker logs, quotas and group tools name the client by it (librdkafka says 'rdkafka').
+    if c.get("client.id").is_none() {
+        c.set("client.id", CLIENT_ID);
+    }
     for (k, v) in &spec.properties {
         c.set(k, v);
     }
@@ -167,6 +183,7 @@ pub fn consumer_config(opts: &RunOptions) -> Result<ClientConfig, Error> {
     // partition again once the prefetch queue is over its bound; while the target applies
     // backpressure that turns into whole seconds of an empty queue. 10 ms keeps it fed.
     c.set("fetch.queue.backoff.ms", "10");
+    copy_client_id(&mut c, opts.shard);
     apply_cluster(&mut c, &opts.from);
     c.set("group.id", &opts.group);
     c.set("enable.partition.eof", "true");
@@ -248,6 +265,7 @@ pub fn producer_config(opts: &RunOptions) -> Result<ClientConfig, Error> {
     c.set("queue.buffering.max.kbytes", "65536");
     c.set("enable.idempotence", "true");
     default_compression(&mut c, &opts.to);
+    copy_client_id(&mut c, opts.shard);
     apply_cluster(&mut c, &opts.to);
     // The metrics' retry count comes from librdkafka's statistics.
     if opts.metrics.enabled() && c.get("statistics.interval.ms").is_none() {
@@ -465,6 +483,26 @@ mod tests {
         );
         // Without transactions librdkafka ignores it: nothing to refuse.
         assert!(run(Guarantee::AtLeastOnce).is_ok());
+    }
+
+    #[test]
+    fn issue_35_every_client_says_it_is_kreplicate_unless_the_user_names_it() {
+        let id = |props: &[(&str, &str)]| {
+            let mut c = ClientConfig::new();
+            apply_cluster(&mut c, &spec(props));
+            c.get("client.id").map(String::from)
+        };
+        assert_eq!(id(&[]).as_deref(), Some(CLIENT_ID));
+        assert_eq!(id(&[("client.id", "mine")]).as_deref(), Some("mine"));
+        // The copy's clients name their shard; the user's value still wins.
+        let shard = |props: &[(&str, &str)]| {
+            let mut c = ClientConfig::new();
+            copy_client_id(&mut c, Shard::parse("2/3").ok());
+            apply_cluster(&mut c, &spec(props));
+            c.get("client.id").map(String::from)
+        };
+        assert_eq!(shard(&[]).as_deref(), Some("kreplicate.shard-2-of-3"));
+        assert_eq!(shard(&[("client.id", "mine")]).as_deref(), Some("mine"));
     }
 
     #[test]
