@@ -30,6 +30,8 @@ mod copy;
 mod cutover;
 /// an operator's first day: what is created, config-file errors, flag mix-ups (Kafka: shared)
 mod day_one;
+/// the default group where plan and the metrics show it (Kafka: shared, a rename of its own)
+mod default_group;
 /// `kreplicate demo` under each guarantee (mock)
 mod demo;
 /// regex topics followed every --refresh-topics (Kafka: own and shared)
