@@ -22,6 +22,8 @@ mod bad_input;
 mod batch_size;
 /// every client's client.id names kreplicate (Kafka: shared)
 mod client_id;
+/// cluster settings that cannot work refused at once; ${VAR} in bootstrap (Kafka: shared)
+mod cluster_settings;
 /// the target producer's codec: compressed by default, the user's property wins (Kafka: shared)
 mod compression;
 /// a faithful copy end to end (Kafka: shared; own where the default group matters)
