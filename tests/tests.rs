@@ -58,6 +58,8 @@ mod harness;
 mod loops;
 /// --metrics-addr and --metrics-file, read by Prometheus and node_exporter (Kafka)
 mod metrics;
+/// `--metrics-addr :PORT` on every interface (no broker)
+mod metrics_addr;
 /// records near the size limit, and the origin header (Kafka: shared)
 mod origin_size;
 /// the progress display on a terminal and piped (Kafka)
