@@ -54,6 +54,8 @@ mod groups_refusals;
 mod growth;
 /// the test fixtures themselves (Kafka: own)
 mod harness;
+/// a run's JSON started and seconds cover the whole run (Kafka: shared, a proxy)
+mod json_timing;
 /// no chain of copies within a cluster or across two (Kafka: own)
 mod loops;
 /// --metrics-addr and --metrics-file, read by Prometheus and node_exporter (Kafka)
