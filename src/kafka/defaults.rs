@@ -21,8 +21,8 @@ pub(super) fn copy_client_id(c: &mut ClientConfig, shard: Option<Shard>) {
 /// The codec the target producer compresses batches with unless the user's properties name one.
 /// librdkafka's own default is none, and a consumer is not told a source batch's codec, so a
 /// copy of a compressed topic grew 100-fold on the target. zstd, measured against lz4
-/// (bench/README.md, Compression): as small as a zstd source, 0.57 × lz4's bytes, for about
-/// 4 % more of the copier's CPU.
+/// (bench/README.md, Compression): as small as a zstd source, 0.57 × lz4's bytes, for up to a
+/// third more of the copier's CPU.
 pub(super) const DEFAULT_COMPRESSION: &str = "zstd";
 
 /// librdkafka's two names for the producer's codec (`compression.codec` is the alias).
