@@ -58,7 +58,7 @@ complete -c kreplicate -n "__fish_kreplicate_needs_command" -l sync-groups-inter
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l txn-max-records -d 'exactly-once: commit a transaction after this many records [default: 200000]' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l txn-max-bytes -d 'exactly-once: commit a transaction after this many key + value bytes (e.g. 32MiB) [default: 128MiB]' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l txn-max-time -d 'exactly-once: commit a transaction after this long [default: 2s]' -r
-complete -c kreplicate -n "__fish_kreplicate_needs_command" -l metrics-addr -d 'Serve Prometheus metrics at http://HOST:PORT/metrics and a health check at /healthz (503 once the copy stalled for longer than --delivery-timeout)' -r
+complete -c kreplicate -n "__fish_kreplicate_needs_command" -l metrics-addr -d 'Serve Prometheus metrics at http://HOST:PORT/metrics and a health check at /healthz (503 once the copy stalled for longer than --delivery-timeout); :PORT listens on every interface' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l metrics-file -d 'Write the same metrics to PATH (atomically: a temporary file renamed over it) while running and at exit, for node_exporter\'s textfile collector' -r -F
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l metrics-file-interval -d 'How often --metrics-file is rewritten while the run copies [default: 15s]' -r
 complete -c kreplicate -n "__fish_kreplicate_needs_command" -l trust-group-positions -d 'Start from the group\'s positions even where the target partition is empty or was just created (without it such a run refuses: the positions may belong to another copy)'
@@ -134,7 +134,7 @@ complete -c kreplicate -n "__fish_kreplicate_using_subcommand plan" -l sync-grou
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand plan" -l txn-max-records -d 'exactly-once: commit a transaction after this many records [default: 200000]' -r
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand plan" -l txn-max-bytes -d 'exactly-once: commit a transaction after this many key + value bytes (e.g. 32MiB) [default: 128MiB]' -r
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand plan" -l txn-max-time -d 'exactly-once: commit a transaction after this long [default: 2s]' -r
-complete -c kreplicate -n "__fish_kreplicate_using_subcommand plan" -l metrics-addr -d 'Serve Prometheus metrics at http://HOST:PORT/metrics and a health check at /healthz (503 once the copy stalled for longer than --delivery-timeout)' -r
+complete -c kreplicate -n "__fish_kreplicate_using_subcommand plan" -l metrics-addr -d 'Serve Prometheus metrics at http://HOST:PORT/metrics and a health check at /healthz (503 once the copy stalled for longer than --delivery-timeout); :PORT listens on every interface' -r
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand plan" -l metrics-file -d 'Write the same metrics to PATH (atomically: a temporary file renamed over it) while running and at exit, for node_exporter\'s textfile collector' -r -F
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand plan" -l metrics-file-interval -d 'How often --metrics-file is rewritten while the run copies [default: 15s]' -r
 complete -c kreplicate -n "__fish_kreplicate_using_subcommand plan" -l trust-group-positions -d 'Start from the group\'s positions even where the target partition is empty or was just created (without it such a run refuses: the positions may belong to another copy)'

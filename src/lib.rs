@@ -252,7 +252,8 @@ fn copy(args: &cli::CopyArgs, started: Instant, who: &mut Identity) -> Result<Ex
     if let Some(m) = &exporter {
         m.finish(result.as_ref().map_or(Status::Failed, |s| s.status));
     }
-    let summary = result?;
+    let mut summary = result?;
+    summary.count_from(started);
     report(&summary, args.json, quiet);
     Ok(summary.exit())
 }

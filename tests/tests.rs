@@ -9,8 +9,8 @@
 //! 4 progress/verify/docs, 5 performance, 9 layering, 10 exit codes/metrics/JSON,
 //! 11 group translation/provenance/loops, 12 configs/discovery/plan/throttle, 13 four loss and
 //! hang defects, 17 Apache Kafka as the reference broker, 18 failover defects, 19 secured
-//! clusters, 21 one home/docs, 22 an operator's first day. Tests without a number pin the
-//! promises they name.
+//! clusters, 21 one home/docs, 22 an operator's first day, 35 an operator's second week.
+//! Tests without a number pin the promises they name.
 
 mod common;
 
@@ -20,12 +20,20 @@ mod active_active;
 mod bad_input;
 /// a target max.message.bytes below the batch size (Kafka: shared)
 mod batch_size;
+/// every client's client.id names kreplicate (Kafka: shared)
+mod client_id;
+/// cluster settings that cannot work refused at once; ${VAR} in bootstrap (Kafka: shared)
+mod cluster_settings;
+/// the target producer's codec: compressed by default, the user's property wins (Kafka: shared)
+mod compression;
 /// a faithful copy end to end (Kafka: shared; own where the default group matters)
 mod copy;
 /// the guide's cut-over and failback recipes, run as written (Kafka: own)
 mod cutover;
 /// an operator's first day: what is created, config-file errors, flag mix-ups (Kafka: shared)
 mod day_one;
+/// the default group where plan and the metrics show it (Kafka: shared, a rename of its own)
+mod default_group;
 /// `kreplicate demo` under each guarantee (mock)
 mod demo;
 /// regex topics followed every --refresh-topics (Kafka: own and shared)
@@ -48,10 +56,14 @@ mod groups_refusals;
 mod growth;
 /// the test fixtures themselves (Kafka: own)
 mod harness;
+/// a run's JSON started and seconds cover the whole run (Kafka: shared, a proxy)
+mod json_timing;
 /// no chain of copies within a cluster or across two (Kafka: own)
 mod loops;
 /// --metrics-addr and --metrics-file, read by Prometheus and node_exporter (Kafka)
 mod metrics;
+/// `--metrics-addr :PORT` on every interface (no broker)
+mod metrics_addr;
 /// records near the size limit, and the origin header (Kafka: shared)
 mod origin_size;
 /// the progress display on a terminal and piped (Kafka)
@@ -74,6 +86,8 @@ mod sync_groups;
 mod throttle;
 /// topic configs travel, drift is warned about and synced (Kafka; tansu twin)
 mod topic_configs;
+/// exactly-once's transaction timeout: the user's refused, the target's limit read first (Kafka: own)
+mod transaction_timeout;
 /// `kreplicate groups` translating positions exactly (Kafka: shared)
 mod translate;
 /// `kreplicate verify` on targets shaped by hand (Kafka: shared)

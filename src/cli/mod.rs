@@ -407,7 +407,8 @@ pub fn command() -> clap::Command {
 #[derive(Debug, Default, Args)]
 pub struct MetricsArgs {
     /// Serve Prometheus metrics at http://HOST:PORT/metrics and a health check at /healthz
-    /// (503 once the copy stalled for longer than --delivery-timeout)
+    /// (503 once the copy stalled for longer than --delivery-timeout); :PORT listens on every
+    /// interface
     #[arg(long, value_name = "HOST:PORT")]
     pub metrics_addr: Option<String>,
 

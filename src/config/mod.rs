@@ -355,11 +355,13 @@ fn rate_limits(args: &CopyArgs, file: &FileConfig) -> Result<(Option<u64>, Optio
 pub fn cluster(file: &FileConfig, value: &str, flag: &str) -> Result<ClusterSpec> {
     let value = value.trim();
     if let Some(entry) = file.clusters.get(value) {
-        if entry.bootstrap.trim().is_empty() {
-            return Err(Error::usage(format!(
-                "{}: is empty",
-                file.location(&["clusters", value, "bootstrap"])
-            )));
+        // `${VAR}` and `${file:PATH}` as in properties (a systemd unit's environment).
+        let at = file.location(&["clusters", value, "bootstrap"]);
+        let bootstrap = values::expand(entry.bootstrap.trim())
+            .map_err(|why| Error::usage(format!("{at}: refers to {why}")))?;
+        let bootstrap = bootstrap.trim();
+        if bootstrap.is_empty() {
+            return Err(Error::usage(format!("{at}: is empty")));
         }
         let mut properties = Vec::new();
         for (k, v) in &entry.properties {
@@ -375,7 +377,7 @@ pub fn cluster(file: &FileConfig, value: &str, flag: &str) -> Result<ClusterSpec
         }
         return Ok(ClusterSpec {
             name: value.to_string(),
-            bootstrap: entry.bootstrap.trim().to_string(),
+            bootstrap: bootstrap.to_string(),
             properties,
             id: id.map(String::from),
         });

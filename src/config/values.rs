@@ -24,7 +24,7 @@ pub(super) fn property_value(v: &serde_yaml::Value, at: &str) -> Result<String> 
 }
 
 /// Replaces each `${VAR}` and `${file:PATH}`; the error names the reference, never a value.
-fn expand(raw: &str) -> std::result::Result<String, String> {
+pub(super) fn expand(raw: &str) -> std::result::Result<String, String> {
     let mut out = String::with_capacity(raw.len());
     let mut rest = raw;
     while let Some(start) = rest.find("${") {

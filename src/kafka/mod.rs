@@ -1,10 +1,14 @@
 //! librdkafka client configs per guarantee: user properties first, then the settings the
 //! guarantee depends on, so a passthrough property can never undo them. Also the read-only
-//! reader and metadata clients; `reasons` says what their failures mean.
+//! reader and metadata clients; `reasons` says what their failures mean, `defaults` holds the
+//! defaults a user may change (the target's codec, the client id).
 
+mod defaults;
 mod group_protocol;
 mod reasons;
 
+pub use defaults::compression;
+use defaults::{copy_client_id, default_compression, CLIENT_ID};
 pub use group_protocol::{choose_group_protocol, needs_offer};
 pub use reasons::{creation_error, serve_logs, validate, Reasons};
 
@@ -86,6 +90,16 @@ fn check(
                 )));
             }
         }
+        // The engine keeps a transaction open up to --txn-max-time and its commit waits up to
+        // --delivery-timeout: a shorter timeout lets the coordinator abort transactions the
+        // run still commits (fenced, exit 1, again on every rerun), a longer one keeps
+        // read_committed readers behind a killed run's open transaction for longer. Derived
+        // from both flags (`transactional`), as message.timeout.ms is from one.
+        if key == "transaction.timeout.ms" && guarantee == Guarantee::ExactlyOnce {
+            return Err(Error::usage(format!(
+                "{side} property 'transaction.timeout.ms' (from {flag} or the config file) is set by kreplicate under exactly-once: it is --txn-max-time plus --delivery-timeout plus 30 s; change those"
+            )));
+        }
         if key == "transactional.id" {
             return Err(Error::usage(format!(
                 "{side} property 'transactional.id' (from {flag} or the config file) is not allowed: kreplicate manages transactions itself"
@@ -128,6 +142,10 @@ fn apply_cluster(c: &mut ClientConfig, spec: &ClusterSpec) {
     // failing the request on it, and then opens no connection for reconnect.backoff.ms / 2
     // (50 ms by default): every client's first request waited that, a group join twice.
     c.set("reconnect.backoff.ms", "10");
+    // Broker logs, quotas and group tools name the client by it (librdkafka says 'rdkafka').
+    if c.get("client.id").is_none() {
+        c.set("client.id", CLIENT_ID);
+    }
     for (k, v) in &spec.properties {
         c.set(k, v);
     }
@@ -157,6 +175,7 @@ pub fn consumer_config(opts: &RunOptions) -> Result<ClientConfig, Error> {
     // partition again once the prefetch queue is over its bound; while the target applies
     // backpressure that turns into whole seconds of an empty queue. 10 ms keeps it fed.
     c.set("fetch.queue.backoff.ms", "10");
+    copy_client_id(&mut c, opts.shard);
     apply_cluster(&mut c, &opts.from);
     c.set("group.id", &opts.group);
     c.set("enable.partition.eof", "true");
@@ -204,6 +223,8 @@ pub fn producer_config(opts: &RunOptions) -> Result<ClientConfig, Error> {
     c.set("linger.ms", "5");
     c.set("queue.buffering.max.kbytes", "65536");
     c.set("enable.idempotence", "true");
+    default_compression(&mut c, &opts.to);
+    copy_client_id(&mut c, opts.shard);
     apply_cluster(&mut c, &opts.to);
     // The metrics' retry count comes from librdkafka's statistics.
     if opts.metrics.enabled() && c.get("statistics.interval.ms").is_none() {
@@ -282,12 +303,20 @@ pub fn fit_batches(producer: &mut ClientConfig, limit: Option<u64>) -> Option<St
     })
 }
 
+/// What exactly-once's commit may wait beyond --txn-max-time and --delivery-timeout.
+pub const TRANSACTION_MARGIN: Duration = Duration::from_secs(30);
+
+/// exactly-once's `transaction.timeout.ms`: longer than any of its transactions, their time
+/// bound plus the commit's own wait.
+pub fn transaction_timeout(txn_max_time: Duration, delivery_timeout: Duration) -> Duration {
+    txn_max_time + delivery_timeout + TRANSACTION_MARGIN
+}
+
 /// The producer settings exactly-once depends on (applied after the user's).
 fn transactional(opts: &RunOptions, producer: &mut ClientConfig) -> Result<(), Error> {
     let shard = opts.shard.unwrap_or_default();
     producer.set("transactional.id", shard.transactional_id(&opts.group));
-    // Longer than any transaction: its time bound plus the commit's own wait.
-    let timeout = opts.txn_max_time + opts.delivery_timeout + Duration::from_secs(30);
+    let timeout = transaction_timeout(opts.txn_max_time, opts.delivery_timeout);
     if timeout > Duration::from_secs(900) {
         return Err(Error::usage(
             "--txn-max-time plus --delivery-timeout must stay under 870s (the broker's transaction.max.timeout.ms)",
@@ -370,6 +399,20 @@ mod tests {
             "{note}"
         );
         assert_eq!(c.get("message.max.bytes"), Some("1200"));
+    }
+
+    #[test]
+    fn issue_35_transaction_timeout_is_refused_under_exactly_once_only() {
+        let props = spec(&[("transaction.timeout.ms", "60000")]);
+        let run = |g| check(&props, "target", "--to-property", PRODUCER_OWNED, &[], g);
+        let refused = run(Guarantee::ExactlyOnce).err().map(|e| e.to_string());
+        let refused = refused.unwrap_or_default();
+        assert!(
+            refused.contains("'transaction.timeout.ms'") && refused.contains("--txn-max-time"),
+            "{refused}"
+        );
+        // Without transactions librdkafka ignores it: nothing to refuse.
+        assert!(run(Guarantee::AtLeastOnce).is_ok());
     }
 
     #[test]

@@ -169,10 +169,44 @@ pub fn creation_error(side: &str, e: KafkaError) -> Error {
 /// Checks the user's properties for one side at once, without starting a client: a typo is
 /// reported before any cluster is waited for.
 pub fn validate(spec: &ClusterSpec, side: &str) -> Result<(), Error> {
+    sasl_without_protocol(spec, side)?;
     admin_config(spec)
         .create_native_config()
         .map(drop)
         .map_err(|e| creation_error(side, e))
+}
+
+/// SASL credentials under a protocol without SASL: librdkafka ignores them and speaks
+/// PLAINTEXT (or SSL) to the SASL listener, which never answers, so the run waited --timeout
+/// and exited 1 (restarted by systemd for ever). Refused at once, naming the setting.
+fn sasl_without_protocol(spec: &ClusterSpec, side: &str) -> Result<(), Error> {
+    let last = |key: &str| {
+        spec.properties
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.trim())
+    };
+    let Some((credential, _)) = spec.properties.iter().find(|(k, _)| {
+        matches!(
+            k.as_str(),
+            "sasl.username" | "sasl.password" | "sasl.mechanism" | "sasl.mechanisms"
+        ) || k.starts_with("sasl.oauthbearer.")
+    }) else {
+        return Ok(());
+    };
+    let protocol = last("security.protocol");
+    if protocol.is_some_and(|p| p.to_ascii_lowercase().starts_with("sasl_")) {
+        return Ok(());
+    }
+    let now = match protocol {
+        Some(p) => format!("security.protocol is '{p}'"),
+        None => "no security.protocol is set (librdkafka's default is plaintext)".to_string(),
+    };
+    Err(Error::usage(format!(
+        "{side} properties set {credential} but {now}: the SASL credentials would not be used; set security.protocol=SASL_SSL (or SASL_PLAINTEXT) for '{}'",
+        spec.name
+    )))
 }
 
 /// Every librdkafka property name, aliases included, from librdkafka's own table (written to

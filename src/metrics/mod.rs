@@ -53,6 +53,16 @@ pub struct Exporter {
     writer: Arc<Mutex<Option<JoinHandle<()>>>>,
 }
 
+/// Listens at `addr`; `:PORT` is every interface, as Prometheus exporters take it: IPv6's
+/// (which takes IPv4 as well where the system maps it), else IPv4's where there is no IPv6.
+fn listen(addr: &str) -> Result<tiny_http::Server, Box<dyn std::error::Error + Send + Sync>> {
+    match addr.strip_prefix(':') {
+        Some(port) => tiny_http::Server::http(format!("[::]:{port}"))
+            .or_else(|_| tiny_http::Server::http(format!("0.0.0.0:{port}"))),
+        None => tiny_http::Server::http(addr),
+    }
+}
+
 /// Starts what `opts` asks for; nothing when it asks for nothing. A port that cannot be
 /// bound or a file that cannot be written is a usage error, found before anything is copied.
 pub fn start(
@@ -86,7 +96,7 @@ pub fn start(
     });
     let server = match &opts.addr {
         Some(addr) => {
-            let server = tiny_http::Server::http(addr.as_str()).map_err(|e| {
+            let server = listen(addr).map_err(|e| {
                 Error::usage(format!(
                     "--metrics-addr {addr}: cannot listen there ({e}); give a free HOST:PORT"
                 ))

@@ -4,6 +4,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
+use crate::kafka;
 use crate::options::{RunOptions, StartPosition};
 use crate::report::JSON_VERSION;
 use crate::table;
@@ -82,6 +83,10 @@ pub struct Plan {
     pub from: String,
     pub to: String,
     pub group: String,
+    /// The codec the target producer compresses batches with, and whether the target's
+    /// properties (`--to-property`, the config file) chose it rather than kreplicate's default.
+    pub compression: String,
+    pub compression_from_properties: bool,
     pub sync_configs: bool,
     pub topics: Vec<TopicPlan>,
     /// `--sync-acls`: the ACLs a run would create on the target, and those it leaves out.
@@ -141,6 +146,7 @@ impl Plan {
             .flat_map(|t| &t.partitions)
             .filter_map(|p| p.records_to_copy)
             .sum();
+        let (compression, compression_from_properties) = kafka::compression(&opts.to);
         Plan {
             version: JSON_VERSION,
             would_start: found.refusal.is_none(),
@@ -149,6 +155,8 @@ impl Plan {
             from: opts.from.name.clone(),
             to: opts.to.name.clone(),
             group: opts.group.clone(),
+            compression,
+            compression_from_properties,
             sync_configs: opts.sync_configs,
             topics,
             acls: found.acls.clone(),
@@ -160,9 +168,17 @@ impl Plan {
     /// The table: topics, then partitions, then warnings and the verdict.
     pub fn human(&self) -> String {
         let mut out = format!(
-            "plan: copy from {} to {} with --guarantee {}, group '{}' (nothing was written)\n\n",
+            "plan: copy from {} to {} with --guarantee {}, group '{}' (nothing was written)\n",
             self.from, self.to, self.guarantee, self.group
         );
+        out.push_str(&format!(
+            "compression on the target: {} ({})\n\n",
+            self.compression,
+            match self.compression_from_properties {
+                true => "from the target's properties",
+                false => "kreplicate's default; --to-property compression.type=... to change",
+            }
+        ));
         let opt = |v: Option<i64>| v.map_or_else(|| "-".to_string(), |n| n.to_string());
         let mut rows = vec![[
             "SOURCE TOPIC".to_string(),

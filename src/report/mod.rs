@@ -225,6 +225,18 @@ impl Summary {
         )
     }
 
+    /// Counts the run from `started`, when the command began: the checks, the topics created and
+    /// the wait for the clusters are in `started` and `seconds` (as they are in a failure's),
+    /// not only the copy.
+    pub fn count_from(&mut self, started: Instant) {
+        let elapsed = started.elapsed();
+        let now = SystemTime::now();
+        let began = now.checked_sub(elapsed).unwrap_or(now);
+        self.seconds = elapsed.as_secs_f64();
+        self.started = humantime::format_rfc3339_millis(began).to_string();
+        self.ended = humantime::format_rfc3339_millis(now).to_string();
+    }
+
     fn ended(
         who: &Identity,
         started: Instant,

@@ -149,6 +149,9 @@ pub fn inspect(opts: &RunOptions) -> Result<Inspection> {
         denied = refusal.is_some();
         log::debug!("checked the permissions");
     }
+    if refusal.is_none() {
+        refusal = super::txn_limit::refusal(opts, &target_meta);
+    }
     let mut acls = None;
     if refusal.is_none() && opts.sync_acls {
         let routes: Vec<Route> = topics.iter().map(|t| t.route.clone()).collect();

@@ -12,7 +12,7 @@ use super::Metadata;
 use crate::options::ClusterSpec;
 
 /// The longest start-up waits for the answer.
-const WAIT: Duration = Duration::from_secs(5);
+pub(super) const WAIT: Duration = Duration::from_secs(5);
 
 /// The smallest effective `max.message.bytes` of `targets` (the topic's own, else the
 /// broker's, as DescribeConfigs reports it); `None` when the target does not say.
@@ -23,7 +23,7 @@ pub fn smallest(
     timeout: Duration,
 ) -> Option<u64> {
     let first = targets.first()?;
-    if !controller_known(target, first, timeout.min(WAIT)) {
+    if !controller_known(target, Some(first), timeout.min(WAIT)) {
         log::info!(
             "the target names no controller it lists: its topics' max.message.bytes not read"
         );
@@ -43,8 +43,8 @@ pub fn smallest(
 
 /// Whether the target's metadata names a controller among its brokers: DescribeConfigs goes to
 /// it, and librdkafka's mock cluster (controller 0, brokers from 1) never answers.
-fn controller_known(target: &Metadata, topic: &str, timeout: Duration) -> bool {
-    let Ok(md) = target.fetch_metadata(Some(topic), timeout) else {
+pub(super) fn controller_known(target: &Metadata, topic: Option<&str>, timeout: Duration) -> bool {
+    let Ok(md) = target.fetch_metadata(topic, timeout) else {
         return false;
     };
     // SAFETY: the client pointer is valid for the client's lifetime; a zero timeout reads the

@@ -12,6 +12,7 @@
 //! * `admin`: the admin client and describing topic configs;
 //! * `alter`: IncrementalAlterConfigs through librdkafka's C API;
 //! * `limits`: the smallest `max.message.bytes` of the target topics;
+//! * `txn_limit`: exactly-once's transaction timeout against the target broker's limit;
 //! * `access` and `authorized`: the permissions a run needs, checked before it starts;
 //! * `acl_sync` and `acls`: `--sync-acls`, copying ACLs to the target.
 
@@ -29,6 +30,7 @@ mod index;
 pub mod limits;
 pub mod loops;
 mod realise;
+mod txn_limit;
 
 pub use admin::{consumer_protocol_offered, wait_for_drops};
 pub use check::{apply, identity, inspect, stamp, Applied, Inspection};
