@@ -3,7 +3,9 @@
 //! target, then of the source: the run rides both out (no exit), nothing is missing, exactly-once
 //! is exact for a read_committed reader, at-least-once duplicates are counted and bounded. The
 //! target topic is made by `--create-topics --replication-factor 3` on a target whose brokers'
-//! default is Kafka's own (1), so its three replicas come from the flag.
+//! default is Kafka's own (1), so its three replicas come from the flag. The runs' diagnostics
+//! (`RUST_LOG=warn`) show no ERROR line for these routine restarts: a lost broker is one warning,
+//! then a line when it accepts connections again.
 
 use std::process::Child;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -194,10 +196,16 @@ impl Copy {
             "--json",
         ];
         args.extend_from_slice(&FAST_GROUP);
+        eprintln!("running RUST_LOG=warn kreplicate {}", args.join(" "));
+        // librdkafka's warnings and errors shown, as an operator debugging a run sees them.
+        let run = kr::command(&args)
+            .env("RUST_LOG", "warn")
+            .spawn()
+            .expect("spawn kreplicate");
         Copy {
             guarantee,
             target: format!("{TOPIC}.{guarantee}"),
-            run: Some(kr::spawn(&args)),
+            run: Some(run),
             addr,
         }
     }
@@ -312,6 +320,7 @@ fn issue_30_rolling_restarts_of_target_then_source_under_both_guarantees() {
     }
 
     let mut written = roll_under_copy(&mut b, "target", &mut copies, &writer);
+    let mut warned = 0;
     written += roll_under_copy(&mut a, "source", &mut copies, &writer);
     let total = writer.finish();
 
@@ -327,6 +336,7 @@ fn issue_30_rolling_restarts_of_target_then_source_under_both_guarantees() {
         assert_eq!(run.code, 0, "{run:?}");
         assert_eq!(run.json()["status"], "stopped", "{run:?}");
         eprintln!("{} run's stderr:\n{}", c.guarantee, run.stderr);
+        warned += assert_restarts_said_once(&run.stderr);
 
         // read_all reads read_committed.
         let dups = kr::assert_complete(&a.bootstrap, &b.bootstrap, TOPIC, &c.target, PARTS);
@@ -347,4 +357,27 @@ fn issue_30_rolling_restarts_of_target_then_source_under_both_guarantees() {
             );
         }
     }
+    assert!(warned > 0, "no broker restart was said at all");
+}
+
+/// A routine restart is no error: no ERROR line, one warning per broker lost, and each is said
+/// to be back. How many were said lost.
+fn assert_restarts_said_once(stderr: &str) -> usize {
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.contains(" ERROR ")).collect();
+    assert!(
+        errors.is_empty(),
+        "ERROR lines for routine restarts: {errors:#?}"
+    );
+    let lost: Vec<&str> = stderr
+        .lines()
+        .filter_map(|l| l.split("WARN librdkafka: broker ").nth(1))
+        .filter_map(|l| l.split_once(" unreachable (").map(|(addr, _)| addr))
+        .collect();
+    for addr in &lost {
+        assert!(
+            stderr.contains(&format!("broker {addr} accepts connections again after ")),
+            "{addr} said lost, never back: {stderr}"
+        );
+    }
+    lost.len()
 }
