@@ -34,7 +34,7 @@ fn lost_broker(msg: &str) -> Option<(String, String)> {
     static RE: OnceLock<Option<Regex>> = OnceLock::new();
     let re = RE.get_or_init(|| {
         Regex::new(
-            r"([^\s/]+:\d+)(?:/[^\s:]+)?: ((?:Connect to \S+ failed|Receive failed|Send failed): (?:Connection refused|Connection reset by peer|Broken pipe|Connection timed out))",
+            r"(?i)([^\s/]+:\d+)(?:/[^\s:]+)?: ((?:Connect to \S+ failed|Receive failed|Send failed|Disconnected): (?:Connection refused|Connection reset by peer|Broken pipe|Connection timed out))",
         )
         .ok()
     });
