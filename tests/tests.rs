@@ -9,8 +9,8 @@
 //! 4 progress/verify/docs, 5 performance, 9 layering, 10 exit codes/metrics/JSON,
 //! 11 group translation/provenance/loops, 12 configs/discovery/plan/throttle, 13 four loss and
 //! hang defects, 17 Apache Kafka as the reference broker, 18 failover defects, 19 secured
-//! clusters, 21 one home/docs, 22 an operator's first day, 35 an operator's second week.
-//! Tests without a number pin the promises they name.
+//! clusters, 21 one home/docs, 22 an operator's first day, 30 multi-node clusters, 35 an
+//! operator's second week. Tests without a number pin the promises they name.
 
 mod common;
 
@@ -64,6 +64,8 @@ mod loops;
 mod metrics;
 /// `--metrics-addr :PORT` on every interface (no broker)
 mod metrics_addr;
+/// three-node clusters rolled under a live writer and a continuous copy (Kafka: own, 3 nodes)
+mod multinode;
 /// records near the size limit, and the origin header (Kafka: shared)
 mod origin_size;
 /// the progress display on a terminal and piped (Kafka)

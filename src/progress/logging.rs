@@ -3,9 +3,11 @@
 
 use std::io::IsTerminal;
 use std::sync::Mutex;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use indicatif::ProgressBar;
+
+use super::brokers::{self, Seen};
 
 /// The bar currently drawn, if any: `say` prints above it instead of through it.
 static ACTIVE: Mutex<Option<ProgressBar>> = Mutex::new(None);
@@ -59,12 +61,36 @@ impl log::Log for StderrLog {
         }
         // rust-rdkafka starts librdkafka's lines with the target's name again.
         let msg = msg.strip_prefix("librdkafka: ").unwrap_or(&msg);
-        emit(
-            &format!("kreplicate: {} {}: {msg}", r.level(), r.target()),
-            true,
-        );
+        let line = || format!("kreplicate: {} {}: {msg}", r.level(), r.target());
+        // A broker restart the clients ride out: one warning per broker, not an error per
+        // client and retry (librdkafka's own lines stay at -vv).
+        match brokers::note(msg) {
+            Seen::Other => return emit(&line(), true),
+            Seen::Lost { addr, why } => {
+                emit(
+                    &format!("kreplicate: WARN librdkafka: broker {addr} unreachable ({why}): the clients retry it (said once until it is back)"),
+                    true,
+                );
+                brokers::watch(addr, back);
+            }
+            Seen::Again => {}
+        }
+        if log::max_level() >= log::LevelFilter::Debug {
+            emit(&format!("kreplicate: DEBUG {}: {msg}", r.target()), true);
+        }
     }
     fn flush(&self) {}
+}
+
+/// The second half of a lost broker's story.
+fn back(addr: &str, after: Duration) {
+    emit(
+        &format!(
+            "kreplicate: WARN librdkafka: broker {addr} accepts connections again after {:.1} s: the clients reconnect",
+            after.as_secs_f64()
+        ),
+        true,
+    );
 }
 
 /// Level from `-v` counts (1 info, 2 debug, 3 trace); without `-v`, from `RUST_LOG` when it

@@ -4,8 +4,10 @@
 //!
 //! * this module: the display's thread, [`start`] and [`Live`];
 //! * `figures`: what the progress line says (rate, figures, sizes; pure);
-//! * `logging`: [`say`], log records, and printing above the bar.
+//! * `logging`: [`say`], log records, and printing above the bar;
+//! * `brokers`: a broker restart the clients ride out, said once instead of an error per retry.
 
+mod brokers;
 mod figures;
 mod logging;
 

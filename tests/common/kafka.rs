@@ -8,6 +8,7 @@
 //! * [`Kafka::shared`] gives the cluster `shared-a` or `shared-b`, started once and reused by every
 //!   test process (nextest runs each test in its own): tests on it use names of their own
 //!   ([`unique`]) for topics and groups. `scripts/test.sh` stops them at the end.
+//! * [`Kafka::cluster`] gives a test a multi-node cluster of its own ([`Cluster`]).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -16,6 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use super::broker::{file_tail, proc_state, scratch_dir, spawn_watchdog};
+use super::cluster::Cluster;
 use super::proxy::Proxy;
 use std::net::TcpListener;
 
@@ -35,7 +37,7 @@ pub struct Kafka {
 
 /// What test clusters change from scripts/kafka.sh's broker: group members with 2 s sessions (the
 /// tests' clients and runs), so a killed member's partitions move on in seconds, not 45 s.
-const TEST_SETTINGS: [&str; 2] = ["--set", "group.min.session.timeout.ms=1000"];
+pub(super) const TEST_SETTINGS: [&str; 2] = ["--set", "group.min.session.timeout.ms=1000"];
 
 /// `Kafka::start_with` options for KIP-848 members with 3 s sessions and 500 ms heartbeats:
 /// under KIP-848 the session lives on the broker (`FAST_GROUP`'s `session.timeout.ms` is a
@@ -106,12 +108,18 @@ pub fn unique(base: &str) -> String {
 }
 
 fn kafka_sh(args: &[&str]) -> String {
+    kafka_sh_with(args, &[])
+}
+
+/// `scripts/kafka.sh` with `env` on top of the harness's (a cluster's smaller heaps).
+pub(super) fn kafka_sh_with(args: &[&str], env: &[(&str, &str)]) -> String {
     let started = Instant::now();
     let out = Command::new("bash")
         .arg(script())
         .args(args)
         .env("KREPLICATE_KAFKA_HOME", kafka_home())
         .env("KREPLICATE_KAFKA_JVM_OPTS", QUICK_JIT)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .output()
         .unwrap_or_else(|e| panic!("cannot run scripts/kafka.sh: {e}"));
@@ -128,7 +136,7 @@ fn kafka_sh(args: &[&str]) -> String {
 }
 
 /// The fields of `NAME bootstrap=127.0.0.1:PORT pid=PID dir=DIR`.
-fn parse_line(line: &str) -> (String, u32, PathBuf) {
+pub(super) fn parse_line(line: &str) -> (String, u32, PathBuf) {
     let field = |k: &str| {
         line.split_whitespace()
             .find_map(|w| w.strip_prefix(k))
@@ -143,6 +151,11 @@ fn parse_line(line: &str) -> (String, u32, PathBuf) {
 }
 
 impl Kafka {
+    /// A cluster of `nodes` nodes of this test's own (see [`Cluster`]).
+    pub fn cluster(name: &str, nodes: usize) -> Cluster {
+        Cluster::start(name, nodes)
+    }
+
     /// A cluster of this test's own, with the harness's defaults.
     pub fn start(name: &str) -> Kafka {
         Kafka::start_with(name, &[])

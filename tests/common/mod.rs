@@ -13,7 +13,7 @@
 //!   sets and assertions on what a run left behind).
 //! * [`wait_until`]: the one bounded wait for an observed state (never a fixed sleep).
 //!
-//! Layout: `kafka` (the Kafka cluster), `proxy` (a TCP fault proxy in front of one), `broker` (the tansu process, scratch folders), `records`
+//! Layout: `kafka` (the Kafka cluster), `cluster` (a multi-node one), `proxy` (a TCP fault proxy in front of one), `broker` (the tansu process, scratch folders), `records`
 //! (what is produced and read back), `client` (the rdkafka helpers), `mock` (librdkafka
 //! mock-cluster setups), `monitor` (real Prometheus and node_exporter processes, from Debian's
 //! packages). Everything is re-exported here, so tests name it `common::X`.
@@ -21,6 +21,7 @@
 
 mod broker;
 mod client;
+mod cluster;
 mod kafka;
 pub mod kr;
 mod mock;
@@ -39,6 +40,8 @@ pub use client::{
     delete_topic, ends, open_transaction, partition_count, produce, produce_with, read_all,
     read_all_with, topic_configs, topic_overrides, wait_for_topic, DEFAULT_TIMEOUT,
 };
+#[allow(unused_imports)]
+pub use cluster::Cluster;
 #[allow(unused_imports)]
 pub use kafka::{kafka_home, kafka_tool, unique, Kafka, KIP848_FAST_SESSIONS};
 #[allow(unused_imports)]

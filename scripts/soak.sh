@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# A nemesis soak (not part of CI): two three-node Kafka clusters, a writer that never stops
+# (per-partition sequence numbers), a continuous kreplicate run, and one fault at a time drawn
+# from the seed, while a read_committed checker reads the target for the whole soak.
+#
+#   scripts/soak.sh [--minutes M] [--seed S] [--guarantee at-least-once|exactly-once]
+#
+# Faults: kill -9 of kreplicate (then a restart), SIGSTOP of kreplicate for 5-20 s then SIGCONT,
+# kill -9 of one broker node of either cluster and its restart, a rolling restart of either
+# cluster. After each fault a run that exited is recorded and started again. At the end: the
+# writer stops, the continuous run gets SIGTERM (exit 0 expected), one --until-caught-up run
+# copies the rest, and every record is checked (missing, duplicates, order).
+# History in target/soak/<time>-<guarantee>-<seed>/: timeline.log (every fault and exit),
+# run-N.stderr and run-N.exit for every kreplicate run, the writer's and checkers' JSON, the seed.
+# Prints one verdict line; exit 0 when it says PASS.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+minutes=30 seed=$((RANDOM * 32768 + RANDOM)) guarantee=at-least-once
+while (($#)); do
+    case "$1" in
+    --minutes) minutes="$2"; shift 2 ;;
+    --seed) seed="$2"; shift 2 ;;
+    --guarantee) guarantee="$2"; shift 2 ;;
+    *) echo "usage: scripts/soak.sh [--minutes M] [--seed S] [--guarantee G]" >&2; exit 2 ;;
+    esac
+done
+case "$guarantee" in at-least-once | exactly-once) ;; *) echo "soak: --guarantee at-least-once or exactly-once" >&2; exit 2 ;; esac
+
+RANDOM=$seed # the nemesis' draws; the writer takes the seed too
+hist="$PWD/target/soak/$(date -u +%Y%m%dT%H%M%S)-$guarantee-$seed"
+mkdir -p "$hist"
+echo "$seed" >"$hist/seed"
+export KREPLICATE_KAFKA_HOME="$hist/kafka" KREPLICATE_KAFKA_JVM_OPTS=-XX:TieredStopAtLevel=1
+export KAFKA_HEAP_OPTS="-Xmx384m -Xms384m" KREPLICATE_KAFKA_START_TIMEOUT=180
+t0=$SECONDS
+log() { echo "T+$((SECONDS - t0))s $*" | tee -a "$hist/timeline.log" >&2; }
+
+cargo build -q --bin kreplicate --example soak
+kr=target/debug/kreplicate soak=target/debug/examples/soak
+a=soak-a b=soak-b topic=events
+declare -A faults=() pids=()
+cleanup() {
+    touch "$hist/stop.writer" "$hist/stop.checker"
+    for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+    scripts/kafka.sh kill "$a" 2>/dev/null || true
+    scripts/kafka.sh kill "$b" 2>/dev/null || true
+}
+trap cleanup EXIT
+
+log "seed $seed, $guarantee, $minutes minutes: starting two three-node clusters"
+scripts/kafka.sh start "$a" 0 --nodes 3 >"$hist/a.line" &
+scripts/kafka.sh start "$b" 0 --nodes 3 >"$hist/b.line"
+wait
+boot() { sed 's/.*bootstrap=\([^ ]*\).*/\1/' "$hist/$1.line"; }
+A=$(boot a) B=$(boot b)
+log "source $A, target $B"
+
+"$soak" write --bootstrap "$A" --topic "$topic" --seed "$seed" --status "$hist/writer.json" \
+    --stop "$hist/stop.writer" >"$hist/writer.out" 2>"$hist/writer.err" &
+pids[writer]=$!
+"$soak" check --bootstrap "$B" --topic "$topic" --guarantee "$guarantee" \
+    --status "$hist/checker.json" --stop "$hist/stop.checker" >"$hist/checker.out" 2>"$hist/checker.err" &
+pids[checker]=$!
+
+run_n=0 run_pid="" exits_unexpected=0 peak_rss=0
+metrics="127.0.0.1:$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+args=(--from "$A" --to "$B" --topics "$topic" --group soak --guarantee "$guarantee" --create-topics
+    --replication-factor 3 --commit-interval 2s --metrics-addr "$metrics")
+start_run() {
+    run_n=$((run_n + 1))
+    RUST_LOG=warn "$kr" "${args[@]}" "$@" >"$hist/run-$run_n.out" 2>"$hist/run-$run_n.stderr" &
+    run_pid=$!
+    pids[run]=$run_pid
+    log "run $run_n started (pid $run_pid)"
+}
+rss() { # the run's peak RSS so far, kB
+    local hwm
+    hwm=$(awk '/VmHWM/ {print $2}' "/proc/$run_pid/status" 2>/dev/null || echo 0)
+    ((${hwm:-0} <= peak_rss)) || peak_rss=$hwm
+}
+# end_run EXPECTED: reap the run, record its exit; an exit nobody caused is counted
+end_run() {
+    local code=0
+    wait "$run_pid" || code=$?
+    echo "$code" >"$hist/run-$run_n.exit"
+    log "run $run_n exited $code${1:+ (expected: $1)}"
+    [ -n "${1:-}" ] || exits_unexpected=$((exits_unexpected + 1))
+}
+check_run() { # a run that exited by itself is recorded and started again
+    rss
+    if ! kill -0 "$run_pid" 2>/dev/null; then
+        end_run
+        start_run
+    fi
+}
+# Draws stay in this shell: bash reseeds RANDOM in a subshell, $(...) would leave the seed's path.
+pick() {
+    c=$a
+    ((RANDOM % 2)) || c=$b
+    i=$((1 + RANDOM % 3))
+}
+
+# The source topic exists once the writer wrote its first figures.
+for _ in $(seq 120); do [ -f "$hist/writer.json" ] && break; sleep 1; done
+start_run
+deadline=$((SECONDS + minutes * 60))
+while ((SECONDS < deadline)); do
+    sleep $((10 + RANDOM % 20))
+    check_run
+    ((SECONDS < deadline)) || break
+    kind=$((RANDOM % 4))
+    case $kind in
+    0)
+        rss
+        kill -KILL "$run_pid"
+        log "fault: kill -9 kreplicate run $run_n"
+        faults[kill_kreplicate]=$((${faults[kill_kreplicate]:-0} + 1))
+        end_run "killed"
+        start_run
+        ;;
+    1)
+        s=$((5 + RANDOM % 16))
+        kill -STOP "$run_pid"
+        log "fault: SIGSTOP kreplicate run $run_n for ${s}s"
+        sleep "$s"
+        kill -CONT "$run_pid"
+        log "SIGCONT run $run_n"
+        faults[stop_kreplicate]=$((${faults[stop_kreplicate]:-0} + 1))
+        ;;
+    2)
+        pick
+        s=$((3 + RANDOM % 13))
+        log "fault: kill -9 $c node $i, restart after ${s}s"
+        scripts/kafka.sh kill "$c" --node "$i"
+        sleep "$s"
+        if scripts/kafka.sh restart "$c" --node "$i" >>"$hist/timeline.log" 2>&1; then
+            log "$c node $i back"
+        else
+            log "$c node $i did not restart (see above)"
+        fi
+        faults[kill_broker]=$((${faults[kill_broker]:-0} + 1))
+        ;;
+    3)
+        pick
+        log "fault: rolling restart of $c"
+        if scripts/kafka.sh roll "$c" >>"$hist/timeline.log" 2>&1; then
+            log "$c rolled"
+        else
+            log "$c: the roll failed (see above)"
+        fi
+        faults[roll]=$((${faults[roll]:-0} + 1))
+        ;;
+    esac
+    check_run
+done
+
+log "soak over: the writer stops, the run gets SIGTERM, a final run copies the rest"
+touch "$hist/stop.writer"
+writer_code=0
+wait "${pids[writer]}" || writer_code=$?
+log "writer exited $writer_code: $(cat "$hist/writer.out" 2>/dev/null)"
+rss
+kill -TERM "$run_pid"
+end_run "SIGTERM, 0"
+last_code=$(cat "$hist/run-$run_n.exit")
+[ "$last_code" = 0 ] || exits_unexpected=$((exits_unexpected + 1))
+run_n=$((run_n + 1))
+code=0
+RUST_LOG=warn "$kr" "${args[@]}" --until-caught-up >"$hist/run-$run_n.out" 2>"$hist/run-$run_n.stderr" || code=$?
+echo "$code" >"$hist/run-$run_n.exit"
+log "final --until-caught-up run $run_n exited $code"
+[ "$code" = 0 ] || exits_unexpected=$((exits_unexpected + 1))
+
+# The checker reads on until it saw the last record of every partition (or 120 s).
+caught_up() {
+    python3 -c '
+import json, sys
+w, c = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+sys.exit(0 if all(h >= s - 1 for h, s in zip(c["highest"], w["sent"])) else 1)' "$hist/writer.json" "$hist/checker.json" 2>/dev/null
+}
+for _ in $(seq 120); do caught_up && break; sleep 1; done
+touch "$hist/stop.checker"
+checker_code=0
+wait "${pids[checker]}" || checker_code=$?
+log "checker exited $checker_code: $(cat "$hist/checker.out" 2>/dev/null)"
+final_code=0
+"$soak" final --source "$A" --target "$B" --topic "$topic" --guarantee "$guarantee" \
+    >"$hist/final.json" 2>>"$hist/final.err" || final_code=$?
+log "final check exited $final_code: $(cat "$hist/final.json")"
+
+field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], "?"))' "$1" "$2" 2>/dev/null || echo "?"; }
+fault_list=""
+for k in "${!faults[@]}"; do fault_list+="${fault_list:+,}$k=${faults[$k]}"; done
+errors=$(cat "$hist"/run-*.stderr | grep -c " ERROR " || true)
+verdict=PASS
+((writer_code == 0 && checker_code == 0 && final_code == 0 && exits_unexpected == 0)) || verdict=FAIL
+line="soak: $verdict guarantee=$guarantee seed=$seed minutes=$minutes faults={${fault_list}}"
+line+=" records=$(field "$hist/final.json" records) missing=$(field "$hist/final.json" missing)"
+line+=" duplicates=$(field "$hist/final.json" duplicates) disorder=$(field "$hist/final.json" disorder)"
+line+=" live_gaps=$(field "$hist/checker.json" gaps) live_duplicates=$(field "$hist/checker.json" duplicates)"
+line+=" runs=$run_n unexpected_exits=$exits_unexpected error_lines=$errors peak_rss_kb=$peak_rss history=$hist"
+echo "$line" | tee "$hist/verdict"
+[ "$verdict" = PASS ]
