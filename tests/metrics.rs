@@ -344,3 +344,45 @@ fn issue_10_a_taken_metrics_port_or_unwritable_file_is_a_usage_error_before_copy
     );
     assert_eq!(common::committed(&a.bootstrap, "metrics-bad", "t", 1), [-1]);
 }
+
+/// Issue 35 (2): `kreplicate_run_info`'s `group` label names the default group a run chose
+/// (it was empty: the metrics took the run's identity before the group was named), the one the
+/// JSON summary names.
+#[test]
+fn issue_35_run_info_names_the_default_group() {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let topic = common::unique("info-group");
+    common::create_topic(&a.bootstrap, &topic, 1);
+    common::produce(&a.bootstrap, &topic, &kr::records(10, 1, "i"));
+    let file = common::scratch_dir().join("metrics.prom");
+    let file_arg = file.to_string_lossy().to_string();
+    // A rename of its own names a default group of its own on the shared clusters.
+    let rename = format!("{topic}.{{topic}}");
+    let mut args = vec![
+        "--from",
+        &a.bootstrap,
+        "--to",
+        &b.bootstrap,
+        "--topics",
+        &topic,
+        "--rename",
+        &rename,
+        "--create-topics",
+        "--until-caught-up",
+        "--json",
+        "--metrics-file",
+        &file_arg,
+    ];
+    args.extend_from_slice(&kr::FAST_GROUP);
+    let run = kr::run(&args);
+    assert_eq!(run.code, 0, "{run:?}");
+    let group = run.json()["group"].as_str().unwrap_or_default().to_string();
+    assert!(
+        group.starts_with("kreplicate.") && group.ends_with(&rename),
+        "{run:?}"
+    );
+    let text = std::fs::read_to_string(&file).expect("the metrics file");
+    let info = common::scraped(&text, "kreplicate_run_info");
+    let label = info[0].0.get("group").cloned().unwrap_or_default();
+    assert_eq!(label, group, "{text}");
+}

@@ -94,6 +94,7 @@ impl Replicator {
         positions::migrate(&opts, &settled)?;
         warnings.extend(settled.warnings);
         opts.group_is_default = false;
+        counters.set_group(&opts.group);
         let opts = &opts;
         // The group is named now (a default one after the target's identity).
         let mut consumer_cfg = kafka::consumer_config(opts)?;

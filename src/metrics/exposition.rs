@@ -83,7 +83,14 @@ impl Collector for Scrape {
             ),
             ("from", inner.who.from.clone().unwrap_or_default()),
             ("to", inner.who.to.clone().unwrap_or_default()),
-            ("group", inner.who.group.clone().unwrap_or_default()),
+            (
+                "group",
+                inner
+                    .counters
+                    .group()
+                    .or_else(|| inner.who.group.clone())
+                    .unwrap_or_default(),
+            ),
         ];
         let mut m = enc.encode_descriptor(
             "run_info",

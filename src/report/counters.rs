@@ -44,6 +44,8 @@ pub struct Counters {
     notices: Mutex<Vec<String>>,
     /// What the run waits for before it can copy (e.g. a group's assignment), if anything.
     waiting: Mutex<Option<String>>,
+    /// The source group once the run named it (a default one after the target's identity).
+    group: Mutex<Option<String>>,
     /// Target topics created and partitions added (`--create-topics`), for the summary.
     changes: Mutex<TargetChanges>,
     live: Mutex<Live>,
@@ -73,6 +75,16 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl Counters {
     pub fn set_waiting(&self, what: Option<String>) {
         *lock(&self.waiting) = what;
+    }
+
+    /// The source group, once named: a default one is named only after the target answered,
+    /// later than the run's identity (`Identity::of`) is taken.
+    pub fn set_group(&self, group: &str) {
+        *lock(&self.group) = Some(group.to_string());
+    }
+
+    pub fn group(&self) -> Option<String> {
+        lock(&self.group).clone()
     }
 
     /// The last phase: committing what was copied (after a first signal: stopping).
@@ -230,6 +242,7 @@ impl Default for Counters {
             throttled_us: AtomicU64::new(0),
             notices: Mutex::new(Vec::new()),
             waiting: Mutex::new(None),
+            group: Mutex::new(None),
             changes: Mutex::new(TargetChanges::default()),
             live: Mutex::new(Live {
                 partitions: BTreeMap::new(),
