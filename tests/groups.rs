@@ -924,3 +924,70 @@ fn issue_31_kip848_until_caught_up_beside_a_member_whose_partitions_end_with_a_m
     assert!(r.stderr.contains(&joined), "{}", r.stderr);
     assert_eq!(kr::assert_complete(&a.bootstrap, &b.bootstrap, t, t, 2), 0);
 }
+
+/// Issue 35 (9): a member that gives partitions up in a rebalance stops serving their gauges
+/// (committed offset, lag, ...: the other member serves them now), and keeps their counters.
+#[test]
+fn issue_35_gauges_of_partitions_given_up_in_a_rebalance_are_dropped() {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let n = common::unique("given-up");
+    let t = &format!("{n}.t");
+    let g = &format!("{n}.g");
+    common::create_topic(&a.bootstrap, t, 4);
+    common::create_topic(&b.bootstrap, t, 4);
+    common::produce(&a.bootstrap, t, &kr::records(400, 4, "g"));
+    let addr = format!("127.0.0.1:{}", common::free_port());
+    let series = |name: &str| {
+        let text =
+            common::http_get(&format!("http://{addr}/metrics")).map_or(String::new(), |r| r.1);
+        common::scraped(&text, name).len()
+    };
+    let first_args = args(
+        &a,
+        &b,
+        g,
+        &[
+            "--topics",
+            t,
+            "--json",
+            "--commit-interval",
+            "200ms",
+            "--metrics-addr",
+            &addr,
+        ],
+    );
+    let mut first = Some(kr::spawn(&first_args));
+    kr::wait_or_kill(Duration::from_secs(60), &mut first, || {
+        let n = series("kreplicate_committed_offset");
+        (n < 4).then(|| format!("{n} committed offsets served"))
+    });
+    let second_args = args(
+        &a,
+        &b,
+        g,
+        &["--topics", t, "--json", "--commit-interval", "200ms"],
+    );
+    let mut second = Some(kr::spawn(&second_args));
+    kr::wait_or_kill(Duration::from_secs(60), &mut first, || {
+        let held = kr::metric(&addr, "kreplicate_assigned_partitions").unwrap_or(0.0);
+        (held != 2.0).then(|| format!("the first member holds {held} partitions"))
+    });
+    // The loop publishes its partitions every tick: the next snapshot has only what it holds.
+    kr::wait_or_kill(Duration::from_secs(10), &mut first, || {
+        let gauges = [
+            "kreplicate_committed_offset",
+            "kreplicate_lag_records",
+            "kreplicate_source_end_offset",
+        ]
+        .map(&series);
+        (gauges != [2, 2, 2]).then(|| format!("gauge series {gauges:?} for 2 held partitions"))
+    });
+    assert_eq!(
+        series("kreplicate_records_copied_total"),
+        4,
+        "counters stay"
+    );
+    kr::stop(&mut second);
+    kr::stop(&mut first);
+    kr::assert_complete(&a.bootstrap, &b.bootstrap, t, t, 4);
+}

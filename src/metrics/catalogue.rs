@@ -100,6 +100,7 @@ mod tests {
                 last_time: Some(1),
             },
             end_offset: Some(9),
+            released: false,
         };
         counters.publish(BTreeMap::from([(("t".to_string(), 0), part)]), 0);
         let inner = Arc::new(super::super::Inner {

@@ -263,6 +263,11 @@ impl Collector for Scrape {
         for (name, help, kind, value) in per_partition {
             let mut m = enc.encode_descriptor(name, help, None, kind)?;
             for (key, p) in &parts {
+                // A partition given up in a rebalance keeps its counters, not its gauges.
+                let gauge = !matches!(kind, MetricType::Counter);
+                if gauge && p.released {
+                    continue;
+                }
                 let Some(v) = value(p, now_ms) else { continue };
                 let l = labels(key);
                 match kind {

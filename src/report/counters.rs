@@ -304,6 +304,9 @@ pub struct PartitionEnd {
     pub copied: Copied,
     /// High watermark of the last fetch, while the partition was still assigned.
     pub end_offset: Option<i64>,
+    /// Given up in a rebalance and not held now: the summary counts it, the metrics drop its
+    /// gauges (another process serves them now).
+    pub released: bool,
 }
 
 impl PartitionEnd {

@@ -291,6 +291,7 @@ impl Rebalancer {
                 let committed = part.tracker.committed().filter(|_| !lost);
                 if committed.is_some() || part.copied.records > 0 {
                     let end = st.released.entry((source, partition)).or_default();
+                    end.released = true;
                     end.copied.merge(&part.copied);
                     end.committed = committed.map(NextOffset::get).or(end.committed);
                 }

@@ -194,6 +194,7 @@ impl Acked {
                 end.committed = committed.or(end.committed);
                 end.position = part.tracker.verified().map(NextOffset::get).or(start);
                 end.end_offset = end_offset;
+                end.released = false;
             }
         }
         drop(st);

@@ -212,6 +212,7 @@ impl ExactlyOnce {
                 position: committed.or_else(|| self.ends.start(t, *p)),
                 copied: o.copied,
                 end_offset: source::cached_watermarks(&self.consumer, t, *p).map(|w| w.1),
+                released: false,
             };
             positions.insert((t.clone(), *p), end);
         }
