@@ -88,8 +88,12 @@ fn new_topics_are_copied(guarantee: &str) {
     );
     assert!(!run.stderr.contains("ev.skip"), "{}", run.stderr);
     assert!(!kr::topics(bb).iter().any(|t| t == "ev.skip"));
-    kr::assert_complete(ab, bb, "ev.a", "ev.a", 2);
-    kr::assert_complete(ab, bb, "ev.b", "ev.b", 3);
+    let dups = kr::assert_complete(ab, bb, "ev.a", "ev.a", 2)
+        + kr::assert_complete(ab, bb, "ev.b", "ev.b", 3);
+    if guarantee == "exactly-once" {
+        // Issue 31: this path once copied 20 records twice in CI; read_committed sees each once.
+        assert_eq!(dups, 0, "records copied twice under exactly-once");
+    }
     assert_eq!(
         common::committed(ab, "g-disc", "ev.a", 2),
         ends(ab, "ev.a", 2)

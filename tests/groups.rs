@@ -207,19 +207,21 @@ fn a_recreated_source_topic_under_a_committed_group_fails_with_exit_1() {
     assert_eq!(run.json()["records"], 6);
 }
 
-#[test]
-fn first_signal_commits_and_exits_0_second_exits_130() {
-    let (a, mut b) = Kafka::pair("sig-a", "sig-b");
+/// A first signal stops a group member with everything committed; a second one exits 130 at
+/// once, committing nothing more. `a`: the source, whose sessions suit `group` (the classic
+/// protocol's properties, or none for KIP-848's).
+fn signals(a: &Kafka, mut b: Kafka, group: &[&str], joined: &str) {
     common::create_topic(&a.bootstrap, "t", 2);
     common::create_topic(&b.bootstrap, "t", 2);
     common::produce(&a.bootstrap, "t", &kr::records(500, 2, "s"));
 
     // Continuous run: stops on the first SIGINT with everything verified and committed.
-    let child = kr::spawn(&args(
-        &a,
+    let child = kr::spawn(&member(
+        a,
         &b,
         "g",
-        &["--topics", "t", "--json", "--commit-interval", "1h"],
+        group,
+        &["--topics", "t", "--json", "--commit-interval", "1h", "-v"],
     ));
     common::wait_until("the copy", Duration::from_secs(60), || {
         common::read_all(&b.bootstrap, "t").len() >= 500
@@ -227,16 +229,18 @@ fn first_signal_commits_and_exits_0_second_exits_130() {
     kr::signal(&child, "INT");
     let run = kr::wait(child, Duration::from_secs(30));
     assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stderr.contains(joined), "{}", run.stderr);
     assert_eq!(run.json()["status"], "stopped");
     assert_eq!(common::committed(&a.bootstrap, "g", "t", 2), vec![250, 250]);
 
     // With the target frozen the graceful stop would wait; a second signal exits at once.
     // Each step waits for the run's own metrics: joined, then the new records fetched.
     let addr = format!("127.0.0.1:{}", common::free_port());
-    let child = kr::spawn(&args(
-        &a,
+    let child = kr::spawn(&member(
+        a,
         &b,
         "g",
+        group,
         &[
             "--topics",
             "t",
@@ -282,6 +286,20 @@ fn first_signal_commits_and_exits_0_second_exits_130() {
         vec![250, 250],
         "nothing acknowledged after the first run"
     );
+}
+
+#[test]
+fn first_signal_commits_and_exits_0_second_exits_130() {
+    let (a, b) = Kafka::pair("sig-a", "sig-b");
+    signals(&a, b, &FAST_GROUP, "joins with the classic protocol");
+}
+
+/// Issue 31: the same under KIP-848's group protocol, the one a run on Kafka 4 chooses.
+#[test]
+fn issue_31_kip848_first_signal_commits_and_exits_0_second_exits_130() {
+    let a = Kafka::start_with("sig848-a", &common::KIP848_FAST_SESSIONS);
+    let b = Kafka::start("sig848-b");
+    signals(&a, b, &[], "joins with the consumer protocol");
 }
 
 /// Regression (issue 5's profiling): after a lost assignment, `--until-caught-up` saw an empty
