@@ -53,7 +53,16 @@ pub(crate) fn assert_exact(a: &str, b: &str, partitions: i32) {
 
 /// [`assert_exact`] for `t`.
 fn assert_exact_in(a: &str, b: &str, t: &str, partitions: i32) {
-    let src = common::read_all(a, t);
+    assert_exact_between(a, t, b, t, partitions)
+}
+
+/// [`assert_exact`] for source topic `from` copied to target topic `t`.
+fn assert_exact_between(a: &str, from: &str, b: &str, t: &str, partitions: i32) {
+    assert_exact_copy(&common::read_all(a, from), b, t, partitions)
+}
+
+/// [`assert_exact`] for the source records `src` (as read) copied to target topic `t`.
+fn assert_exact_copy(src: &[Got], b: &str, t: &str, partitions: i32) {
     let dst = common::read_all(b, t);
     let strip = |g: &Got| -> Rec {
         let mut r = g.to_rec();
@@ -385,6 +394,9 @@ fn issue_20_exactly_once_onto_topics_it_just_created_with_many_partitions() {
     let t = &format!("{n}.t");
     common::create_topic(&a.bootstrap, t, 64);
     common::produce(&a.bootstrap, t, &kr::records(640, 64, "f"));
+    let src = common::read_all(&a.bootstrap, t);
+    assert_eq!(src.len(), 640);
+    let mut checking = Duration::ZERO;
     for round in 0..8 {
         let (g, rename) = (format!("{n}.g{round}"), format!("{{topic}}.r{round}"));
         let extra = ["--create-topics", "--rename", &rename];
@@ -398,7 +410,11 @@ fn issue_20_exactly_once_onto_topics_it_just_created_with_many_partitions() {
         ));
         assert_eq!(run.code, 0, "round {round}: {run:?}");
         assert_eq!(run.json()["records"], 640, "round {round}: {}", run.stdout);
+        let started = Instant::now();
+        assert_exact_copy(&src, &b.bootstrap, &format!("{t}.r{round}"), 64);
+        checking += started.elapsed();
     }
+    eprintln!("reading the 8 copies back took {checking:?}");
 }
 
 fn mock_pair(records: usize) -> (MockKafka, MockKafka, String, String) {
