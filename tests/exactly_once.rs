@@ -110,6 +110,135 @@ fn copying(addr: &str) -> bool {
     copied > 0.0 || (!lag.is_empty() && lag.iter().all(|s| s.1 == 0.0))
 }
 
+/// What a killed exactly-once run was doing when SIGKILL landed, from the last transaction
+/// state its producer logged (librdkafka's `debug=eos`: "Transaction state change A -> B").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Moment {
+    /// A transaction open, its EndTxn not yet sent (InTransaction, or BeginCommit: a commit
+    /// still flushing its records).
+    Open,
+    /// An EndTxn (commit) sent and not yet answered.
+    EndTxn,
+    /// An abort under way.
+    Abort,
+    /// No transaction open.
+    Between,
+    /// Anything else (starting, fatal, no state logged).
+    Other,
+}
+
+impl Moment {
+    fn of(stderr: &str) -> (Moment, String) {
+        let state = stderr
+            .rsplit("Transaction state change ")
+            .next()
+            .filter(|_| stderr.contains("Transaction state change "))
+            .and_then(|rest| rest.split("-> ").nth(1))
+            .and_then(|to| to.split_whitespace().next())
+            .unwrap_or("none")
+            .to_string();
+        let moment = match state.as_str() {
+            "InTransaction" | "BeginCommit" => Moment::Open,
+            "CommittingTransaction" => Moment::EndTxn,
+            "BeginAbort" | "AbortingTransaction" | "AbortableError" => Moment::Abort,
+            "Ready" | "CommitNotAcked" | "AbortedNotAcked" => Moment::Between,
+            _ => Moment::Other,
+        };
+        (moment, state)
+    }
+}
+
+/// One killed run of the crash campaign.
+struct Kill {
+    round: usize,
+    moment: Moment,
+    state: String,
+    left_open: bool,
+    stderr: String,
+}
+
+/// The crash campaign's killed runs; their last lines are printed if the test fails.
+#[derive(Default)]
+struct Kills(Vec<Kill>);
+
+impl Kills {
+    fn add(&mut self, round: usize, stderr: String, left_open: bool) {
+        let (moment, state) = Moment::of(&stderr);
+        eprintln!(
+            "round {round}: killed in {state} ({moment:?}){}",
+            if left_open {
+                ", records left above the target's last stable offset"
+            } else {
+                ""
+            }
+        );
+        self.0.push(Kill {
+            round,
+            moment,
+            state,
+            left_open,
+            stderr,
+        });
+    }
+
+    fn tally(&self) -> String {
+        let n = |m: Moment| self.0.iter().filter(|k| k.moment == m).count();
+        let open_on_target = self
+            .0
+            .iter()
+            .filter(|k| k.moment == Moment::Open && k.left_open)
+            .count();
+        format!(
+            "kills: {} in an open transaction ({open_on_target} with its records on the target), {} in an EndTxn, {} in an abort, {} between transactions, {} other; {} left records above the target's last stable offset",
+            n(Moment::Open),
+            n(Moment::EndTxn),
+            n(Moment::Abort),
+            n(Moment::Between),
+            n(Moment::Other),
+            self.0.iter().filter(|k| k.left_open).count()
+        )
+    }
+}
+
+impl Drop for Kills {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            return;
+        }
+        for k in &self.0 {
+            let lines: Vec<&str> = k.stderr.lines().collect();
+            let last = &lines[lines.len().saturating_sub(25)..];
+            eprintln!(
+                "--- round {} killed in {} ({:?}); the last {} of {} stderr lines:\n{}",
+                k.round,
+                k.state,
+                k.moment,
+                last.len(),
+                lines.len(),
+                last.join("\n")
+            );
+        }
+    }
+}
+
+/// Whether the target holds records above its last stable offset that stay there: a
+/// transaction a killed run left open (a committed one's markers land within moments).
+fn left_open(b: &str) -> bool {
+    let above = || {
+        let stable = common::ends(b, "t", 3, "read_committed");
+        let high = common::ends(b, "t", 3, "read_uncommitted");
+        stable.iter().zip(&high).any(|(s, h)| s < h)
+    };
+    let until = Instant::now() + Duration::from_secs(1);
+    while above() {
+        if Instant::now() > until {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    false
+}
+
 /// A running kreplicate whose stderr is read as it comes, so a test can wait for a line.
 struct Watched {
     child: Option<Child>,
@@ -225,14 +354,16 @@ impl Lcg {
 /// SIGKILL of kreplicate at random moments, with records arriving on the source; every fourth
 /// round while the target broker is frozen; two rounds while the *source* broker is killed and
 /// restarted on its log. A read_committed reader of the target then finds every record exactly
-/// once, in order: Apache Kafka hides the aborted transactions of the killed runs.
+/// once, in order: Apache Kafka hides the aborted transactions of the killed runs. Each kill is
+/// classified by the producer's last transaction state (librdkafka's `debug=eos` lines) and
+/// by whether the target kept records above its last stable offset after it; the campaign
+/// proves something about aborted transactions only if a kill left one open with records in it.
 #[test]
 fn exactly_once_crash_campaign() {
     let (mut a, mut b) = Kafka::pair("eos-a", "eos-b");
     common::create_topic(&a.bootstrap, "t", 3);
     common::create_topic(&b.bootstrap, "t", 3);
     common::produce(&a.bootstrap, "t", &kr::records(3000, 3, "pre"));
-    let writer = kr::Writer::start(&a.bootstrap, "t", 3);
 
     let seed = std::env::var("KREPLICATE_CAMPAIGN_SEED")
         .ok()
@@ -258,45 +389,60 @@ fn exactly_once_crash_campaign() {
             "10s",
             "--timeout",
             "20s",
+            // The producer's transaction states on stderr: what each kill interrupted.
+            "-vv",
+            "--to-property",
+            "debug=eos",
         ],
     );
     let rounds = 24;
-    let mut writer = Some(writer);
+    // Printed if anything below fails: what each killed run said last.
+    let mut kills = Kills::default();
     for round in 0..rounds {
         // Each fault lands at a random moment after the run copied something (its start's
         // fencing and tail reads behind it), not at a fixed time that a slow start outlasts.
+        // Records arrive during every round (one writer ran out of records halfway through
+        // the campaign, and its later kills all landed between transactions).
+        let mut writer = Some(kr::Writer::start(&a.bootstrap, "t", 3));
         let addr = format!("127.0.0.1:{}", common::free_port());
         let mut run_args = args.clone();
         run_args.extend(["--metrics-addr", addr.as_str()]);
-        let child = kr::spawn(&run_args);
+        // Its stderr read as it comes: `-vv` fills a pipe nobody reads within seconds.
+        let mut child = Watched::spawn(&run_args);
         common::wait_until(
             &format!("round {round}: the run to start"),
             Duration::from_secs(60),
             || copying(&addr),
         );
         std::thread::sleep(Duration::from_millis(rng.next(1500)));
-        if round == 17 || round == 21 {
+        let killed = if round == 17 || round == 21 {
             // The source dies under the run, the run is killed, the source comes back.
             drop(writer.take());
             a.kill();
             std::thread::sleep(Duration::from_millis(rng.next(1000)));
-            kr::signal(&child, "KILL");
-            let _ = kr::wait(child, Duration::from_secs(10));
+            let killed = child.kill();
             a.restart();
+            killed
         } else if round % 4 == 3 {
             // The seed's scenario: the target hangs, then the replicator dies.
             b.freeze();
             std::thread::sleep(Duration::from_millis(300 + rng.next(700)));
-            kr::signal(&child, "KILL");
-            let _ = kr::wait(child, Duration::from_secs(10));
+            let killed = child.kill();
             b.thaw();
             std::thread::sleep(Duration::from_millis(300));
+            killed
         } else {
-            kr::signal(&child, "KILL");
-            let _ = kr::wait(child, Duration::from_secs(10));
-        }
+            child.kill()
+        };
+        drop(writer);
+        kills.add(round, killed.stderr, left_open(&b.bootstrap));
     }
-    drop(writer);
+    eprintln!("{}", kills.tally());
+    assert!(
+        kills.0.iter().any(|k| k.moment == Moment::Open && k.left_open),
+        "no kill left an open transaction with records on the target: the campaign proved nothing about aborted transactions ({})",
+        kills.tally()
+    );
     let before = common::read_all(&b.bootstrap, "t").len();
     let total = common::read_all(&a.bootstrap, "t").len();
     eprintln!("after {rounds} killed runs the target holds {before} of {total} records");
