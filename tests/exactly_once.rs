@@ -2,6 +2,9 @@
 //! transaction faults on the mock cluster. A read_committed reader of the target must find
 //! every source record exactly once, in source order per partition.
 
+use std::io::{BufRead, BufReader};
+use std::process::Child;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use kreplicate::mock::MockKafka;
@@ -50,7 +53,16 @@ pub(crate) fn assert_exact(a: &str, b: &str, partitions: i32) {
 
 /// [`assert_exact`] for `t`.
 fn assert_exact_in(a: &str, b: &str, t: &str, partitions: i32) {
-    let src = common::read_all(a, t);
+    assert_exact_between(a, t, b, t, partitions)
+}
+
+/// [`assert_exact`] for source topic `from` copied to target topic `t`.
+fn assert_exact_between(a: &str, from: &str, b: &str, t: &str, partitions: i32) {
+    assert_exact_copy(&common::read_all(a, from), b, t, partitions)
+}
+
+/// [`assert_exact`] for the source records `src` (as read) copied to target topic `t`.
+fn assert_exact_copy(src: &[Got], b: &str, t: &str, partitions: i32) {
     let dst = common::read_all(b, t);
     let strip = |g: &Got| -> Rec {
         let mut r = g.to_rec();
@@ -98,6 +110,234 @@ fn copying(addr: &str) -> bool {
     copied > 0.0 || (!lag.is_empty() && lag.iter().all(|s| s.1 == 0.0))
 }
 
+/// What a killed exactly-once run was doing when SIGKILL landed, from the last transaction
+/// state its producer logged (librdkafka's `debug=eos`: "Transaction state change A -> B").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Moment {
+    /// A transaction open, its EndTxn not yet sent (InTransaction, or BeginCommit: a commit
+    /// still flushing its records).
+    Open,
+    /// An EndTxn (commit) sent and not yet answered.
+    EndTxn,
+    /// An abort under way.
+    Abort,
+    /// No transaction open.
+    Between,
+    /// Anything else (starting, fatal, no state logged).
+    Other,
+}
+
+impl Moment {
+    fn of(stderr: &str) -> (Moment, String) {
+        let state = stderr
+            .rsplit("Transaction state change ")
+            .next()
+            .filter(|_| stderr.contains("Transaction state change "))
+            .and_then(|rest| rest.split("-> ").nth(1))
+            .and_then(|to| to.split_whitespace().next())
+            .unwrap_or("none")
+            .to_string();
+        let moment = match state.as_str() {
+            "InTransaction" | "BeginCommit" => Moment::Open,
+            "CommittingTransaction" => Moment::EndTxn,
+            "BeginAbort" | "AbortingTransaction" | "AbortableError" => Moment::Abort,
+            "Ready" | "CommitNotAcked" | "AbortedNotAcked" => Moment::Between,
+            _ => Moment::Other,
+        };
+        (moment, state)
+    }
+}
+
+/// One killed run of the crash campaign.
+struct Kill {
+    round: usize,
+    moment: Moment,
+    state: String,
+    left_open: bool,
+    stderr: String,
+}
+
+/// The crash campaign's killed runs; their last lines are printed if the test fails.
+#[derive(Default)]
+struct Kills(Vec<Kill>);
+
+impl Kills {
+    fn add(&mut self, round: usize, stderr: String, left_open: bool) {
+        let (moment, state) = Moment::of(&stderr);
+        eprintln!(
+            "round {round}: killed in {state} ({moment:?}){}",
+            if left_open {
+                ", records left above the target's last stable offset"
+            } else {
+                ""
+            }
+        );
+        self.0.push(Kill {
+            round,
+            moment,
+            state,
+            left_open,
+            stderr,
+        });
+    }
+
+    fn tally(&self) -> String {
+        let n = |m: Moment| self.0.iter().filter(|k| k.moment == m).count();
+        let open_on_target = self
+            .0
+            .iter()
+            .filter(|k| k.moment == Moment::Open && k.left_open)
+            .count();
+        format!(
+            "kills: {} in an open transaction ({open_on_target} with its records on the target), {} in an EndTxn, {} in an abort, {} between transactions, {} other; {} left records above the target's last stable offset",
+            n(Moment::Open),
+            n(Moment::EndTxn),
+            n(Moment::Abort),
+            n(Moment::Between),
+            n(Moment::Other),
+            self.0.iter().filter(|k| k.left_open).count()
+        )
+    }
+}
+
+impl Drop for Kills {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            return;
+        }
+        for k in &self.0 {
+            let lines: Vec<&str> = k.stderr.lines().collect();
+            let last = &lines[lines.len().saturating_sub(25)..];
+            eprintln!(
+                "--- round {} killed in {} ({:?}); the last {} of {} stderr lines:\n{}",
+                k.round,
+                k.state,
+                k.moment,
+                last.len(),
+                lines.len(),
+                last.join("\n")
+            );
+        }
+    }
+}
+
+/// Whether the target holds records above its last stable offset that stay there: a
+/// transaction a killed run left open (a committed one's markers land within moments).
+fn left_open(b: &str) -> bool {
+    let above = || {
+        let stable = common::ends(b, "t", 3, "read_committed");
+        let high = common::ends(b, "t", 3, "read_uncommitted");
+        stable.iter().zip(&high).any(|(s, h)| s < h)
+    };
+    let until = Instant::now() + Duration::from_secs(1);
+    while above() {
+        if Instant::now() > until {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    false
+}
+
+/// A running kreplicate whose stderr is read as it comes, so a test can wait for a line.
+struct Watched {
+    child: Option<Child>,
+    said: Arc<Mutex<String>>,
+    reader: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Watched {
+    fn spawn(args: &[&str]) -> Watched {
+        let mut child = kr::spawn(args);
+        let said = Arc::new(Mutex::new(String::new()));
+        let (pipe, into) = (child.stderr.take(), said.clone());
+        let reader = std::thread::spawn(move || {
+            let Some(pipe) = pipe else { return };
+            for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+                let mut text = into.lock().unwrap_or_else(|e| e.into_inner());
+                text.push_str(&line);
+                text.push('\n');
+            }
+        });
+        Watched {
+            child: Some(child),
+            said,
+            reader: Some(reader),
+        }
+    }
+
+    /// What the run printed on stderr so far.
+    fn said(&self) -> String {
+        self.said.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Waits until what the run printed satisfies `done`; after `limit` the run is killed and
+    /// the test fails with its stderr.
+    fn wait_for(&mut self, what: &str, limit: Duration, done: impl Fn(&str) -> bool) {
+        let deadline = Instant::now() + limit;
+        while !done(&self.said()) {
+            if Instant::now() > deadline {
+                let run = self.kill();
+                panic!(
+                    "{what}: not within {limit:?}; kreplicate said:\n{}",
+                    run.stderr
+                );
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// SIGKILL, then what the run printed.
+    fn kill(&mut self) -> kr::Run {
+        if let Some(c) = self.child.as_ref() {
+            kr::signal(c, "KILL");
+        }
+        self.wait(Duration::from_secs(10))
+    }
+
+    /// [`kr::wait`], with the stderr read here (also when the run outlasts `limit`).
+    fn wait(&mut self, limit: Duration) -> kr::Run {
+        let mut child = self.child.take().expect("the run was waited for");
+        let deadline = Instant::now() + limit;
+        while child.try_wait().expect("wait").is_none() {
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!(
+                    "kreplicate did not exit within {limit:?}; it said:\n{}",
+                    self.said()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let mut run = kr::wait(child, Duration::from_secs(10));
+        if let Some(r) = self.reader.take() {
+            let _ = r.join();
+        }
+        run.stderr = self.said();
+        run
+    }
+}
+
+impl Drop for Watched {
+    /// A run the test left running is killed; if the test failed, its last lines are shown.
+    fn drop(&mut self) {
+        let Some(mut c) = self.child.take() else {
+            return;
+        };
+        let _ = c.kill();
+        let _ = c.wait();
+        if std::thread::panicking() {
+            let said = self.said();
+            let lines: Vec<&str> = said.lines().collect();
+            eprintln!(
+                "--- the run left running said last:\n{}",
+                lines[lines.len().saturating_sub(25)..].join("\n")
+            );
+        }
+    }
+}
+
 /// A small deterministic generator; the seed is printed so a failing campaign can be rerun.
 struct Lcg(u64);
 
@@ -114,14 +354,16 @@ impl Lcg {
 /// SIGKILL of kreplicate at random moments, with records arriving on the source; every fourth
 /// round while the target broker is frozen; two rounds while the *source* broker is killed and
 /// restarted on its log. A read_committed reader of the target then finds every record exactly
-/// once, in order: Apache Kafka hides the aborted transactions of the killed runs.
+/// once, in order: Apache Kafka hides the aborted transactions of the killed runs. Each kill is
+/// classified by the producer's last transaction state (librdkafka's `debug=eos` lines) and
+/// by whether the target kept records above its last stable offset after it; the campaign
+/// proves something about aborted transactions only if a kill left one open with records in it.
 #[test]
 fn exactly_once_crash_campaign() {
     let (mut a, mut b) = Kafka::pair("eos-a", "eos-b");
     common::create_topic(&a.bootstrap, "t", 3);
     common::create_topic(&b.bootstrap, "t", 3);
     common::produce(&a.bootstrap, "t", &kr::records(3000, 3, "pre"));
-    let writer = kr::Writer::start(&a.bootstrap, "t", 3);
 
     let seed = std::env::var("KREPLICATE_CAMPAIGN_SEED")
         .ok()
@@ -147,45 +389,60 @@ fn exactly_once_crash_campaign() {
             "10s",
             "--timeout",
             "20s",
+            // The producer's transaction states on stderr: what each kill interrupted.
+            "-vv",
+            "--to-property",
+            "debug=eos",
         ],
     );
     let rounds = 24;
-    let mut writer = Some(writer);
+    // Printed if anything below fails: what each killed run said last.
+    let mut kills = Kills::default();
     for round in 0..rounds {
         // Each fault lands at a random moment after the run copied something (its start's
         // fencing and tail reads behind it), not at a fixed time that a slow start outlasts.
+        // Records arrive during every round (one writer ran out of records halfway through
+        // the campaign, and its later kills all landed between transactions).
+        let mut writer = Some(kr::Writer::start(&a.bootstrap, "t", 3));
         let addr = format!("127.0.0.1:{}", common::free_port());
         let mut run_args = args.clone();
         run_args.extend(["--metrics-addr", addr.as_str()]);
-        let child = kr::spawn(&run_args);
+        // Its stderr read as it comes: `-vv` fills a pipe nobody reads within seconds.
+        let mut child = Watched::spawn(&run_args);
         common::wait_until(
             &format!("round {round}: the run to start"),
             Duration::from_secs(60),
             || copying(&addr),
         );
         std::thread::sleep(Duration::from_millis(rng.next(1500)));
-        if round == 17 || round == 21 {
+        let killed = if round == 17 || round == 21 {
             // The source dies under the run, the run is killed, the source comes back.
             drop(writer.take());
             a.kill();
             std::thread::sleep(Duration::from_millis(rng.next(1000)));
-            kr::signal(&child, "KILL");
-            let _ = kr::wait(child, Duration::from_secs(10));
+            let killed = child.kill();
             a.restart();
+            killed
         } else if round % 4 == 3 {
             // The seed's scenario: the target hangs, then the replicator dies.
             b.freeze();
             std::thread::sleep(Duration::from_millis(300 + rng.next(700)));
-            kr::signal(&child, "KILL");
-            let _ = kr::wait(child, Duration::from_secs(10));
+            let killed = child.kill();
             b.thaw();
             std::thread::sleep(Duration::from_millis(300));
+            killed
         } else {
-            kr::signal(&child, "KILL");
-            let _ = kr::wait(child, Duration::from_secs(10));
-        }
+            child.kill()
+        };
+        drop(writer);
+        kills.add(round, killed.stderr, left_open(&b.bootstrap));
     }
-    drop(writer);
+    eprintln!("{}", kills.tally());
+    assert!(
+        kills.0.iter().any(|k| k.moment == Moment::Open && k.left_open),
+        "no kill left an open transaction with records on the target: the campaign proved nothing about aborted transactions ({})",
+        kills.tally()
+    );
     let before = common::read_all(&b.bootstrap, "t").len();
     let total = common::read_all(&a.bootstrap, "t").len();
     eprintln!("after {rounds} killed runs the target holds {before} of {total} records");
@@ -283,6 +540,9 @@ fn issue_20_exactly_once_onto_topics_it_just_created_with_many_partitions() {
     let t = &format!("{n}.t");
     common::create_topic(&a.bootstrap, t, 64);
     common::produce(&a.bootstrap, t, &kr::records(640, 64, "f"));
+    let src = common::read_all(&a.bootstrap, t);
+    assert_eq!(src.len(), 640);
+    let mut checking = Duration::ZERO;
     for round in 0..8 {
         let (g, rename) = (format!("{n}.g{round}"), format!("{{topic}}.r{round}"));
         let extra = ["--create-topics", "--rename", &rename];
@@ -296,7 +556,11 @@ fn issue_20_exactly_once_onto_topics_it_just_created_with_many_partitions() {
         ));
         assert_eq!(run.code, 0, "round {round}: {run:?}");
         assert_eq!(run.json()["records"], 640, "round {round}: {}", run.stdout);
+        let started = Instant::now();
+        assert_exact_copy(&src, &b.bootstrap, &format!("{t}.r{round}"), 64);
+        checking += started.elapsed();
     }
+    eprintln!("reading the 8 copies back took {checking:?}");
 }
 
 fn mock_pair(records: usize) -> (MockKafka, MockKafka, String, String) {
@@ -391,14 +655,23 @@ fn issue_5_an_aborted_transaction_reads_a_finished_partition_again() {
         Duration::from_secs(1),
     )
     .unwrap();
-    let child = kr::spawn(&eos_args(
+    let mut child = Watched::spawn(&eos_args(
         &ab,
         &bb,
         &["--until-caught-up", "--txn-max-time", "300ms", "-v"],
     ));
-    std::thread::sleep(Duration::from_secs(3));
+    // t[1] comes back once the abort rewound every partition (the rewind's scan of the target
+    // logs its second "holds positions" line): t[0] was read to its end before that.
+    child.wait_for(
+        "the abort and its rewind while t[1] cannot be read",
+        Duration::from_secs(60),
+        |said| {
+            said.contains("aborting the open transaction")
+                && said.matches("the target holds positions for").count() >= 2
+        },
+    );
     a.cluster().unwrap().broker_up(2).unwrap();
-    let run = kr::wait(child, Duration::from_secs(60));
+    let run = child.wait(Duration::from_secs(60));
     assert_eq!(run.code, 0, "{run:?}");
     assert!(
         run.stderr.contains("aborting the open transaction"),
