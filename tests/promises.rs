@@ -528,11 +528,12 @@ fn issue_31_metrics_of_a_finished_run_say_rebalances_lag_and_last_commit() {
 }
 
 /// Issue 31: under exactly-once a second SIGINT exits 130 at once (the first one's flush and
-/// commit cut short), says `interrupted`, and leaves the target consistent: a rerun then
+/// commit, waiting for a frozen target, cut short), says `interrupted`, and leaves the target consistent: a rerun then
 /// completes an exact copy (nothing lost, nothing twice for read_committed readers).
 #[test]
 fn issue_31_a_second_signal_under_exactly_once_exits_130_and_a_rerun_is_exact() {
-    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    // A target of its own, frozen so that the first signal's commit cannot finish.
+    let (a, mut b) = Kafka::pair("eos-130-a", "eos-130-b");
     let topic = common::unique("eos-130");
     common::create_topic(&a.bootstrap, &topic, 2);
     common::create_topic(&b.bootstrap, &topic, 2);
@@ -540,9 +541,10 @@ fn issue_31_a_second_signal_under_exactly_once_exits_130_and_a_rerun_is_exact() 
     let writer = kr::Writer::start(&a.bootstrap, &topic, 2);
     let group = common::unique("eos-130-g");
     let addr = format!("127.0.0.1:{}", common::free_port());
+    let (ab, bb) = (a.bootstrap.clone(), b.bootstrap.clone());
     let mut args = kr::caught_up_args(
-        &a.bootstrap,
-        &b.bootstrap,
+        &ab,
+        &bb,
         &topic,
         &group,
         "exactly-once",
@@ -554,13 +556,21 @@ fn issue_31_a_second_signal_under_exactly_once_exits_130_and_a_rerun_is_exact() 
         let n = kr::metric(&addr, "kreplicate_transactions_committed_total").unwrap_or(0.0);
         (n < 2.0).then(|| format!("{n} transactions committed"))
     });
+    b.freeze();
+    kr::wait_or_kill(Duration::from_secs(30), &mut run, || {
+        let n = kr::metric(&addr, "kreplicate_records_in_flight").unwrap_or(0.0);
+        (n < 1.0).then(|| format!("{n} records in flight to the frozen target"))
+    });
     let child = run.take().unwrap();
     kr::signal(&child, "INT");
-    kr::signal(&child, "INT");
+    // The first stop now waits for the frozen target; the second signal cuts it short.
+    std::thread::sleep(Duration::from_millis(300));
     let signalled = std::time::Instant::now();
+    kr::signal(&child, "INT");
     let out = kr::wait(child, Duration::from_secs(30));
     let took = signalled.elapsed();
     drop(writer);
+    b.thaw();
     assert_eq!(out.code, 130, "{out:?}");
     assert!(took < Duration::from_secs(5), "at once: {took:?}");
     assert_eq!(out.json()["status"], "interrupted", "{out:?}");
