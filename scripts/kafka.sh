@@ -55,6 +55,7 @@ POM_VERSION="$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$REPO/
 KAFKA_VERSION="${KREPLICATE_KAFKA_VERSION:-$POM_VERSION}"
 LIBS="${KREPLICATE_KAFKA_LIBS:-$REPO/.cache/kafka/$KAFKA_VERSION/libs}"
 MODE=kraft
+PEM_PASSWORD=kreplicate-test # Kafka 2.x's PEM keystore needs one (a test key, not a secret)
 HOME_DIR="${KREPLICATE_KAFKA_HOME:-$REPO/.cache/kafka/run}"
 START_TIMEOUT="${KREPLICATE_KAFKA_START_TIMEOUT:-60}"
 SETTLE_TIMEOUT="${KREPLICATE_KAFKA_SETTLE_TIMEOUT:-120}"
@@ -122,8 +123,14 @@ make_tls() { # a CA and a broker certificate for localhost/127.0.0.1, as PEM fil
     printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' >"$d/san.ext"
     openssl x509 -req -in "$d/broker.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" -CAcreateserial \
         -days 3650 -extfile "$d/san.ext" -out "$d/broker.crt" 2>/dev/null
-    # Kafka's PEM keystore: unencrypted PKCS#8 key and the chain in one file.
-    openssl pkcs8 -topk8 -nocrypt -in "$d/broker.key.pem" -out "$d/broker.key" 2>/dev/null
+    # Kafka's PEM keystore: a PKCS#8 key and the chain in one file; unencrypted, except for
+    # Kafka 2.x, which refuses a PEM keystore without ssl.key.password.
+    if [[ $KAFKA_VERSION == 2.* ]]; then
+        openssl pkcs8 -topk8 -v1 PBE-SHA1-3DES -passout pass:"$PEM_PASSWORD" -in "$d/broker.key.pem" \
+            -out "$d/broker.key" 2>/dev/null
+    else
+        openssl pkcs8 -topk8 -nocrypt -in "$d/broker.key.pem" -out "$d/broker.key" 2>/dev/null
+    fi
     cat "$d/broker.key" "$d/broker.crt" "$d/ca.pem" >"$d/keystore.pem"
     rm -f "$d/broker.csr" "$d/san.ext" "$d/ca.srl" "$d/broker.key.pem"
 }
@@ -192,6 +199,7 @@ node_config() {
         if [[ $proto == *SSL ]]; then
             echo "ssl.keystore.type=PEM"
             echo "ssl.keystore.location=$dir/keystore.pem"
+            [[ $KAFKA_VERSION != 2.* ]] || echo "ssl.key.password=$PEM_PASSWORD"
             echo "ssl.client.auth=none"
         fi
         if [ "$acl" = 1 ] && [ "$MODE" = zk ]; then

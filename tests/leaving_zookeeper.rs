@@ -72,6 +72,12 @@ fn live_copy(a: &Kafka, b: &Kafka) {
     kr::wait_for_records(bb, "live", n, Duration::from_secs(90), &mut alo);
     kr::wait_for_records(bb, "eos.live", n, Duration::from_secs(90), &mut eos);
     let (alo, eos) = (kr::stop(&mut alo), kr::stop(&mut eos));
+    // A source without KIP-848 (Kafka 3.x offers it as early access only): the classic protocol.
+    assert!(
+        alo.stderr.contains("joins with the classic protocol"),
+        "{}",
+        alo.stderr
+    );
     eprintln!("{} records copied under a live writer", n);
     kr::assert_complete(ab, bb, "live", "live", 2);
     let dups = kr::assert_complete(ab, bb, "live", "eos.live", 2);
@@ -108,6 +114,29 @@ fn issue_33_from_zookeeper_2_8_to_kraft_4_4() {
         ("2.8.2 zk".into(), "4.4.0 kraft".into())
     );
     live_copy(&a, &b);
+    // KIP-848 asked for by name on a source that lacks it: one line naming the cluster, its
+    // release and the feature, exit 2, before anything is copied.
+    let args = [
+        "--from",
+        &a.bootstrap,
+        "--to",
+        &b.bootstrap,
+        "--topics",
+        "live",
+    ];
+    let refused = kr::run(&[&args[..], &["-X", "group.protocol=consumer"]].concat());
+    assert_eq!(refused.code, 2, "{refused:?}");
+    let line = format!(
+        "kreplicate: error: source property 'group.protocol=consumer': the source cluster '{}' (Kafka 2.8, by its ApiVersions) does not offer KIP-848's consumer group protocol",
+        a.bootstrap
+    );
+    assert!(refused.stderr.starts_with(&line), "{}", refused.stderr);
+    assert_eq!(
+        refused.stderr.trim().lines().count(),
+        1,
+        "{}",
+        refused.stderr
+    );
     let (on_a, on_b) = cut_over(&a.bootstrap, &b.bootstrap);
     let rest = cutover::billing(&b.bootstrap, None);
     let all: std::collections::HashSet<_> = on_a.iter().chain(&on_b).chain(&rest).collect();
