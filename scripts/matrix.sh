@@ -38,6 +38,7 @@ IFS=, read -r -a versions <<<"${1:-2.8.2,3.9.1-zk,3.9.1,4.4.0}"
 out=target/matrix
 mkdir -p "$out"
 status=0
+export KREPLICATE_KAFKA_START_TIMEOUT="${KREPLICATE_KAFKA_START_TIMEOUT:-180}" # starts under load
 export KREPLICATE_CAMPAIGN_ROUNDS="${KREPLICATE_CAMPAIGN_ROUNDS:-12}" # the short crash campaign
 for v in "${versions[@]}"; do
     zk=0
@@ -53,6 +54,8 @@ done
 cell() { # LOG TEST
     if grep -qE "PASS \[.*\] .* $2\$" "$1"; then
         echo PASS
+    elif grep -qE "TIMEOUT \[.*\] .* $2\$" "$1"; then
+        echo "TIMEOUT (nextest's 10 minutes)"
     elif grep -qE "FAIL \[.*\] .* $2\$" "$1"; then
         local why
         why=$(awk -v t="$2" '$0 ~ "thread .*" t ".* panicked at" {getline; print; exit}' "$1" | cut -c1-160)

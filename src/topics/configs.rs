@@ -109,7 +109,7 @@ fn set_on_topic(entries: &[Entry]) -> impl Iterator<Item = &Entry> {
 const RETIRED: &[(&str, &str)] = &[
     (
         "message.format.version",
-        "Kafka 4.0 removed it (deprecated since 3.0): the target writes its own record format",
+        "Kafka 4.0 removed it, 3.0 deprecated it: the target writes its own record format",
     ),
     (
         "message.timestamp.difference.max.ms",
