@@ -352,6 +352,30 @@ impl Kafka {
         }
         self.pid = pid;
         self.watchdog = spawn_watchdog(pid);
+        self.wait_for_leaders();
+    }
+
+    /// Waits until every partition has a leader: a ZooKeeper-mode broker says `started` before
+    /// its controller elected the leaders of the partitions it had.
+    fn wait_for_leaders(&self) {
+        use rdkafka::consumer::{BaseConsumer, Consumer};
+        let c: BaseConsumer = rdkafka::ClientConfig::new()
+            .set("bootstrap.servers", &self.bootstrap)
+            .create()
+            .expect("metadata client");
+        super::wait_until(
+            "every partition has a leader",
+            Duration::from_secs(60),
+            || {
+                c.fetch_metadata(None, Duration::from_secs(5))
+                    .is_ok_and(|md| {
+                        md.topics()
+                            .iter()
+                            .flat_map(|t| t.partitions())
+                            .all(|p| p.leader() >= 0)
+                    })
+            },
+        );
     }
 
     fn wait_state(&self, ok: impl Fn(char) -> bool, what: &str) {
