@@ -61,7 +61,12 @@ START_TIMEOUT="${KREPLICATE_KAFKA_START_TIMEOUT:-60}"
 SETTLE_TIMEOUT="${KREPLICATE_KAFKA_SETTLE_TIMEOUT:-120}"
 
 usage() { sed -n '4,40p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
-die() { echo "kafka.sh: $1" >&2; exit "${2:-1}"; }
+die() {
+    # A ZooKeeper-mode start that failed leaves no ZooKeeper behind (nobody would stop it).
+    [ -z "${ZK_DIR:-}" ] || stop_zk "$ZK_DIR"
+    echo "kafka.sh: $1" >&2
+    exit "${2:-1}"
+}
 
 need_libs() {
     [ -f "$LIBS/.complete" ] || die "no Kafka jars at $LIBS: run scripts/install-deps.sh" 1
@@ -357,6 +362,7 @@ cmd_start() {
     echo "$MODE" >"$dir/mode"
     [[ $proto != *SSL ]] || make_tls "$dir"
     if [ "$MODE" = zk ]; then
+        ZK_DIR="$dir"
         start_zk "$dir" "$name"
         write_config "$dir" "$port" "$proto" "$acl" "${aport:-$port}"
         zk_users "$dir" || { stop_zk "$dir"; die "$name: creating SCRAM users through ZooKeeper failed"; }
