@@ -39,6 +39,7 @@
 #   scripts/kafka.sh settled NAME   wait until no partition is under-replicated
 #   scripts/kafka.sh libs [NAME]    print the folder that holds the jars (broker, tools, MM2):
 #                                   the default version's, or cluster NAME's
+#   scripts/kafka.sh libs --mirror  the jars to run MirrorMaker 2 from (4.4.0 has none here)
 #   scripts/kafka.sh version NAME   print cluster NAME's Kafka version and mode (4.4.0 kraft)
 #
 # Env: KREPLICATE_KAFKA_HOME (default REPO/.cache/kafka/run) holds one DIR per NAME (a cluster:
@@ -719,6 +720,17 @@ thaw) shift; cmd_signal CONT "$@" ;;
 roll) shift; cmd_roll "$@" ;;
 settled) shift; cmd_settled "$@" ;;
 libs)
+    if [ "${2:-}" = --mirror ]; then
+        # MirrorMaker 2: connect-mirror 4.4.0 is not on Maven Central here, so the default
+        # version's jars if they hold it, else the newest fetched version's that do.
+        for d in "$LIBS" $(printf '%s\n' "$REPO"/.cache/kafka/*/libs | sort -rV); do
+            if [ -f "$d/.complete" ] && compgen -G "$d/connect-mirror-[0-9]*.jar" >/dev/null; then
+                echo "$d"
+                exit 0
+            fi
+        done
+        die "no MirrorMaker 2 jars under $REPO/.cache/kafka: run scripts/install-deps.sh"
+    fi
     [ -z "${2:-}" ] || { node_dirs "$2" >/dev/null; cluster_version "$2"; }
     need_libs
     echo "$LIBS"
