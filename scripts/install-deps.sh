@@ -100,7 +100,8 @@ fi
 # half-used. Every version logs through Log4j2: the Log4j 1, reload4j and logback jars that 2.8
 # and 3.x bring are left out (log4j-1.2-api stands in for Log4j 1's API).
 KAFKA_DEFAULT="$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$REPO/scripts/kafka/pom.xml")"
-KAFKA_VERSIONS=("$KAFKA_DEFAULT" 4.4.0 3.9.1 2.8.2)
+# 4.1.2: also the jars MirrorMaker 2 runs from (connect-mirror 4.4.0 is not served here).
+KAFKA_VERSIONS=("$KAFKA_DEFAULT" 4.4.0 4.1.2 3.9.1 2.8.2)
 kafka_flags() { # the pom's profiles per version
     case "$1" in
     2.8.*) echo "-Dkafka.log4j1 -Dkafka.zookeeper=3.8.4" ;;
