@@ -3,6 +3,7 @@
 //! reader and metadata clients; `reasons` says what their failures mean, `defaults` holds the
 //! defaults a user may change (the target's codec, the client id).
 
+pub(crate) mod consumer;
 mod defaults;
 mod group_protocol;
 mod reasons;

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use rdkafka_sys as sys;
 
-use super::admin::Admin;
+use crate::topics::admin::Admin;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Op {

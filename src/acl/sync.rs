@@ -21,9 +21,9 @@ pub use super::acls::{Acl, Kind};
 
 use super::acls;
 use super::authorized::{Failure, Op, Resource};
-use super::{admin, Route};
 use crate::error::{Error, Result};
 use crate::options::{ClusterSpec, RunOptions, TopicSelection};
+use crate::topics::{admin, Route};
 
 use rdkafka_sys::rd_kafka_resp_err_t as E;
 

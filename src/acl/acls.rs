@@ -1,6 +1,6 @@
 //! ACLs as a broker keeps them, read and written through librdkafka's C API (DescribeAcls,
 //! CreateAcls and DescribeUserScramCredentials: rust-rdkafka 0.39 wraps none of them). Used
-//! by [`super::acl_sync`].
+//! by [`super::sync`].
 
 use std::collections::BTreeSet;
 use std::ffi::{CStr, CString};
@@ -10,8 +10,8 @@ use std::time::Duration;
 use rdkafka_sys as sys;
 use serde::Serialize;
 
-use super::admin::Admin;
 use super::authorized::{Failure, Op, Request};
+use crate::topics::admin::Admin;
 
 /// The resources whose ACLs `--sync-acls` copies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
