@@ -10,8 +10,11 @@ use std::time::Duration;
 use rdkafka_sys as sys;
 use serde::Serialize;
 
-use super::authorized::{Failure, Op, Request};
+use super::authorized::Op;
+use crate::kafka::admin::{text, Failure, Native, Request};
 use crate::topics::admin::Admin;
+
+type Binding = Native<sys::rd_kafka_AclBinding_t>;
 
 /// The resources whose ACLs `--sync-acls` copies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -75,8 +78,7 @@ impl Acl {
 /// Every TOPIC (and, with `groups`, GROUP) ACL of a cluster, whatever its pattern; other
 /// resource types are never copied and not asked for.
 pub fn describe(admin: &Admin, groups: bool, timeout: Duration) -> Result<Vec<Acl>, Failure> {
-    let rk = admin.inner().native_ptr();
-    let request = Request::new(rk, timeout);
+    let request = Request::new(admin.inner().native_ptr(), timeout)?;
     let mut out = Vec::new();
     let kinds: &[Kind] = if groups {
         &[Kind::Topic, Kind::Group]
@@ -84,45 +86,57 @@ pub fn describe(admin: &Admin, groups: bool, timeout: Duration) -> Result<Vec<Ac
         &[Kind::Topic]
     };
     for kind in kinds {
-        let mut errstr = [0 as c_char; 256];
-        // SAFETY: `rk` is the admin client's live handle; null name, principal and host match
-        // any; the filter is destroyed once, after the request that copied it was sent, and
-        // the bindings are read before the `Event` that owns them is dropped.
-        unsafe {
-            let filter = sys::rd_kafka_AclBindingFilter_new(
-                kind.to_sys(),
-                std::ptr::null(),
-                sys::rd_kafka_ResourcePatternType_t::RD_KAFKA_RESOURCE_PATTERN_ANY,
-                std::ptr::null(),
-                std::ptr::null(),
-                sys::rd_kafka_AclOperation_t::RD_KAFKA_ACL_OPERATION_ANY,
-                sys::rd_kafka_AclPermissionType_t::RD_KAFKA_ACL_PERMISSION_TYPE_ANY,
-                errstr.as_mut_ptr(),
-                errstr.len(),
-            );
-            if filter.is_null() {
-                return Err(Failure {
-                    code: sys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR__INVALID_ARG,
-                    message: CStr::from_ptr(errstr.as_ptr()).to_string_lossy().into(),
-                });
-            }
-            let op = sys::rd_kafka_admin_op_t::RD_KAFKA_ADMIN_OP_DESCRIBEACLS;
-            let answer = request.answer(op, |o, q| sys::rd_kafka_DescribeAcls(rk, filter, o, q));
-            sys::rd_kafka_AclBinding_destroy(filter);
-            let event = answer?;
-            let result = sys::rd_kafka_event_DescribeAcls_result(event.0);
-            let mut n = 0usize;
-            let acls = sys::rd_kafka_DescribeAcls_result_acls(result, &mut n);
-            for i in 0..n {
-                if let Some(acl) = binding(*acls.add(i)) {
-                    out.push(acl);
-                }
+        let filter = any_of(*kind)?;
+        let op = sys::rd_kafka_admin_op_t::RD_KAFKA_ADMIN_OP_DESCRIBEACLS;
+        // SAFETY: the call starts one DescribeAcls on the options and queue given; the filter
+        // is live and copied by the call.
+        let event = unsafe {
+            request.answer(op, |o, q| {
+                sys::rd_kafka_DescribeAcls(request.rk(), filter.ptr(), o, q)
+            })
+        }?;
+        let mut n = 0usize;
+        // SAFETY: `event` is live; the result and its bindings live as long as it does.
+        let acls = unsafe {
+            let result = sys::rd_kafka_event_DescribeAcls_result(event.ptr());
+            sys::rd_kafka_DescribeAcls_result_acls(result, &mut n)
+        };
+        for i in 0..n {
+            // SAFETY: `acls` holds `n` bindings, live while `event` is.
+            if let Some(acl) = unsafe { binding(*acls.add(i)) } {
+                out.push(acl);
             }
         }
     }
     out.sort();
     out.dedup();
     Ok(out)
+}
+
+/// A filter matching every ACL of `kind`: any name, pattern, principal, host, operation and
+/// permission.
+fn any_of(kind: Kind) -> Result<Binding, Failure> {
+    let mut errstr = [0 as c_char; 256];
+    // SAFETY: null name, principal and host match any; `errstr` is writable for the length
+    // given; the filter is ours.
+    let filter = unsafe {
+        Native::from_ptr(sys::rd_kafka_AclBindingFilter_new(
+            kind.to_sys(),
+            std::ptr::null(),
+            sys::rd_kafka_ResourcePatternType_t::RD_KAFKA_RESOURCE_PATTERN_ANY,
+            std::ptr::null(),
+            std::ptr::null(),
+            sys::rd_kafka_AclOperation_t::RD_KAFKA_ACL_OPERATION_ANY,
+            sys::rd_kafka_AclPermissionType_t::RD_KAFKA_ACL_PERMISSION_TYPE_ANY,
+            errstr.as_mut_ptr(),
+            errstr.len(),
+        ))
+    };
+    // SAFETY: librdkafka wrote a NUL-terminated message into `errstr` (zeroed before).
+    filter.ok_or_else(|| Failure {
+        code: sys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR__INVALID_ARG,
+        message: unsafe { text(errstr.as_ptr()) },
+    })
 }
 
 /// One binding of a DescribeAcls answer; `None` for a resource, pattern, operation or
@@ -170,64 +184,72 @@ pub fn create(admin: &Admin, acls: &[Acl], timeout: Duration) -> Result<(), Stri
     if acls.is_empty() {
         return Ok(());
     }
-    let rk = admin.inner().native_ptr();
-    let request = Request::new(rk, timeout);
-    let texts: Vec<[CString; 3]> = acls
+    let request = Request::new(admin.inner().native_ptr(), timeout).map_err(|f| f.message)?;
+    let bindings = acls
         .iter()
-        .map(|a| {
-            [&a.name, &a.principal, &a.host].map(|s| CString::new(s.as_str()).unwrap_or_default())
+        .map(new_binding)
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut ptrs: Vec<*mut sys::rd_kafka_AclBinding_t> = bindings.iter().map(Native::ptr).collect();
+    let op = sys::rd_kafka_admin_op_t::RD_KAFKA_ADMIN_OP_CREATEACLS;
+    // SAFETY: the call starts one CreateAcls on the options and queue given; `ptrs` holds that
+    // many live bindings, which the call copies (they stay ours, freed with `bindings`).
+    let event = unsafe {
+        request.answer(op, |o, q| {
+            sys::rd_kafka_CreateAcls(request.rk(), ptrs.as_mut_ptr(), ptrs.len(), o, q)
         })
-        .collect();
-    let mut errstr = [0 as c_char; 256];
-    let mut bindings: Vec<*mut sys::rd_kafka_AclBinding_t> = Vec::with_capacity(acls.len());
-    // SAFETY: `rk` is the admin client's live handle; the strings outlive the calls that copy
-    // them; each binding made here is destroyed once, after the request copied them; results
-    // are read before the `Event` that owns them is dropped.
-    unsafe {
-        for (a, [name, principal, host]) in acls.iter().zip(&texts) {
-            let b = sys::rd_kafka_AclBinding_new(
-                a.kind.to_sys(),
-                name.as_ptr(),
-                match a.prefixed {
-                    true => sys::rd_kafka_ResourcePatternType_t::RD_KAFKA_RESOURCE_PATTERN_PREFIXED,
-                    false => sys::rd_kafka_ResourcePatternType_t::RD_KAFKA_RESOURCE_PATTERN_LITERAL,
-                },
-                principal.as_ptr(),
-                host.as_ptr(),
-                a.operation.to_sys(),
-                match a.allow {
-                    true => sys::rd_kafka_AclPermissionType_t::RD_KAFKA_ACL_PERMISSION_TYPE_ALLOW,
-                    false => sys::rd_kafka_AclPermissionType_t::RD_KAFKA_ACL_PERMISSION_TYPE_DENY,
-                },
-                errstr.as_mut_ptr(),
-                errstr.len(),
-            );
-            if b.is_null() {
-                sys::rd_kafka_AclBinding_destroy_array(bindings.as_mut_ptr(), bindings.len());
-                let why = CStr::from_ptr(errstr.as_ptr()).to_string_lossy();
-                return Err(format!("{}: {why}", a.describe()));
-            }
-            bindings.push(b);
-        }
-        let op = sys::rd_kafka_admin_op_t::RD_KAFKA_ADMIN_OP_CREATEACLS;
-        let answer = request.answer(op, |o, q| {
-            sys::rd_kafka_CreateAcls(rk, bindings.as_mut_ptr(), bindings.len(), o, q)
-        });
-        sys::rd_kafka_AclBinding_destroy_array(bindings.as_mut_ptr(), bindings.len());
-        let event = answer.map_err(|f| f.message)?;
-        let result = sys::rd_kafka_event_CreateAcls_result(event.0);
-        let mut n = 0usize;
-        let results = sys::rd_kafka_CreateAcls_result_acls(result, &mut n);
-        // The results come in the order of the request.
-        for (i, a) in acls.iter().enumerate().take(n) {
+    }
+    .map_err(|f| f.message)?;
+    let mut n = 0usize;
+    // SAFETY: `event` is live; the result and its ACL results live as long as it does.
+    let results = unsafe {
+        let result = sys::rd_kafka_event_CreateAcls_result(event.ptr());
+        sys::rd_kafka_CreateAcls_result_acls(result, &mut n)
+    };
+    // The results come in the order of the request.
+    for (i, a) in acls.iter().enumerate().take(n) {
+        // SAFETY: `results` holds `n` results, live while `event` is; the error's text is
+        // copied while it is.
+        let why = unsafe {
             let error = sys::rd_kafka_acl_result_error(*results.add(i));
-            if !error.is_null() {
-                let why = CStr::from_ptr(sys::rd_kafka_error_string(error)).to_string_lossy();
-                return Err(format!("{}: {why}", a.describe()));
-            }
+            (!error.is_null()).then(|| text(sys::rd_kafka_error_string(error)))
+        };
+        if let Some(why) = why {
+            return Err(format!("{}: {why}", a.describe()));
         }
     }
     Ok(())
+}
+
+/// One ACL as a binding to create; why librdkafka refused it otherwise.
+fn new_binding(a: &Acl) -> Result<Binding, String> {
+    let [name, principal, host] =
+        [&a.name, &a.principal, &a.host].map(|s| CString::new(s.as_str()).unwrap_or_default());
+    let pattern = match a.prefixed {
+        true => sys::rd_kafka_ResourcePatternType_t::RD_KAFKA_RESOURCE_PATTERN_PREFIXED,
+        false => sys::rd_kafka_ResourcePatternType_t::RD_KAFKA_RESOURCE_PATTERN_LITERAL,
+    };
+    let permission = match a.allow {
+        true => sys::rd_kafka_AclPermissionType_t::RD_KAFKA_ACL_PERMISSION_TYPE_ALLOW,
+        false => sys::rd_kafka_AclPermissionType_t::RD_KAFKA_ACL_PERMISSION_TYPE_DENY,
+    };
+    let mut errstr = [0 as c_char; 256];
+    // SAFETY: the strings are NUL-terminated and outlive the call, which copies them;
+    // `errstr` is writable for the length given; the binding is ours.
+    let binding = unsafe {
+        Native::from_ptr(sys::rd_kafka_AclBinding_new(
+            a.kind.to_sys(),
+            name.as_ptr(),
+            pattern,
+            principal.as_ptr(),
+            host.as_ptr(),
+            a.operation.to_sys(),
+            permission,
+            errstr.as_mut_ptr(),
+            errstr.len(),
+        ))
+    };
+    // SAFETY: librdkafka wrote a NUL-terminated message into `errstr` (zeroed before).
+    binding.ok_or_else(|| format!("{}: {}", a.describe(), unsafe { text(errstr.as_ptr()) }))
 }
 
 /// Of `users`, those the cluster holds no SCRAM credential for; `None` when it would not say
@@ -240,46 +262,53 @@ pub fn without_scram(
     if users.is_empty() {
         return Some(BTreeSet::new());
     }
-    let rk = admin.inner().native_ptr();
-    let request = Request::new(rk, timeout);
+    let request = Request::new(admin.inner().native_ptr(), timeout).ok()?;
     let names: Vec<CString> = users
         .iter()
         .filter_map(|u| CString::new(u.as_str()).ok())
         .collect();
     let mut ptrs: Vec<*const c_char> = names.iter().map(|n| n.as_ptr()).collect();
+    let op = sys::rd_kafka_admin_op_t::RD_KAFKA_ADMIN_OP_DESCRIBEUSERSCRAMCREDENTIALS;
+    // SAFETY: the call starts one DescribeUserScramCredentials on the options and queue
+    // given; the names outlive it, and it copies them.
+    let event = unsafe {
+        request.answer(op, |o, q| {
+            let rk = request.rk();
+            sys::rd_kafka_DescribeUserScramCredentials(rk, ptrs.as_mut_ptr(), ptrs.len(), o, q)
+        })
+    }
+    .ok()?;
+    let mut n = 0usize;
+    // SAFETY: `event` is live; the result and its descriptions live as long as it does.
+    let descs = unsafe {
+        let result = sys::rd_kafka_event_DescribeUserScramCredentials_result(event.ptr());
+        sys::rd_kafka_DescribeUserScramCredentials_result_descriptions(result, &mut n)
+    };
     let mut out = BTreeSet::new();
-    // SAFETY: `rk` is the admin client's live handle; the names outlive the call that copies
-    // them; descriptions are read before the `Event` that owns them is dropped.
-    unsafe {
-        let op = sys::rd_kafka_admin_op_t::RD_KAFKA_ADMIN_OP_DESCRIBEUSERSCRAMCREDENTIALS;
-        let event = request
-            .answer(op, |o, q| {
-                sys::rd_kafka_DescribeUserScramCredentials(rk, ptrs.as_mut_ptr(), ptrs.len(), o, q)
-            })
-            .ok()?;
-        let result = sys::rd_kafka_event_DescribeUserScramCredentials_result(event.0);
-        let mut n = 0usize;
-        let descs = sys::rd_kafka_DescribeUserScramCredentials_result_descriptions(result, &mut n);
-        for i in 0..n {
+    for i in 0..n {
+        use sys::rd_kafka_resp_err_t as E;
+        // SAFETY: `descs` holds `n` descriptions, live while `event` is; the user's name is
+        // copied and the error and count read while they are.
+        let (user, code, credentials) = unsafe {
             let d = *descs.add(i);
-            let user = CStr::from_ptr(sys::rd_kafka_UserScramCredentialsDescription_user(d));
             let error = sys::rd_kafka_UserScramCredentialsDescription_error(d);
             let code = match error.is_null() {
-                true => sys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR,
+                true => E::RD_KAFKA_RESP_ERR_NO_ERROR,
                 false => sys::rd_kafka_error_code(error),
             };
-            match code {
-                sys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR
-                    if sys::rd_kafka_UserScramCredentialsDescription_scramcredentialinfo_count(
-                        d,
-                    ) > 0 => {}
-                sys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR
-                | sys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_RESOURCE_NOT_FOUND => {
-                    out.insert(user.to_string_lossy().into_owned());
-                }
-                // Not allowed to see them, or another failure: not known either way.
-                _ => return None,
+            (
+                text(sys::rd_kafka_UserScramCredentialsDescription_user(d)),
+                code,
+                sys::rd_kafka_UserScramCredentialsDescription_scramcredentialinfo_count(d),
+            )
+        };
+        match code {
+            E::RD_KAFKA_RESP_ERR_NO_ERROR if credentials > 0 => {}
+            E::RD_KAFKA_RESP_ERR_NO_ERROR | E::RD_KAFKA_RESP_ERR_RESOURCE_NOT_FOUND => {
+                out.insert(user);
             }
+            // Not allowed to see them, or another failure: not known either way.
+            _ => return None,
         }
     }
     Some(out)
