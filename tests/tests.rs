@@ -59,6 +59,8 @@ mod growth;
 mod harness;
 /// a run's JSON started and seconds cover the whole run (Kafka: shared, a proxy)
 mod json_timing;
+/// no module imports one above it in the layers src/lib.rs states (no broker)
+mod layers;
 /// leaving ZooKeeper: 2.8.2 and 3.9.1 (ZooKeeper mode) to 4.4.0 and back (Kafka: own, mixed versions)
 mod leaving_zookeeper;
 /// no chain of copies within a cluster or across two (Kafka: own)
