@@ -122,7 +122,7 @@ EOF
 log "starting MirrorMaker 2 and kreplicate (both continuous)"
 # shellcheck disable=SC2086
 java $MM2_HEAP -XX:+UseG1GC -Djava.awt.headless=true -Dlog4j2.configurationFile="$WORK/log4j2.properties" \
-    -cp "$LIBS/*" org.apache.kafka.connect.mirror.MirrorMaker "$WORK/mm2.properties" \
+    -cp "$(bash "$REPO/scripts/kafka.sh" libs --mirror)/*" org.apache.kafka.connect.mirror.MirrorMaker "$WORK/mm2.properties" \
     >"$WORK/mm2.stdout" 2>&1 </dev/null &
 MM2=$!
 PIDS+=("$MM2")

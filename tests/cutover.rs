@@ -14,7 +14,7 @@ use crate::common::kr::{self, FAST_GROUP};
 use crate::common::{self, Kafka};
 
 /// The commands of the guide's cut-over block (`nth` 0) or failback block (1), in order.
-fn recipe(nth: usize) -> Vec<Vec<String>> {
+pub(crate) fn recipe(nth: usize) -> Vec<Vec<String>> {
     let readme =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/guide.md"))
             .expect("docs/guide.md");
@@ -33,7 +33,7 @@ fn recipe(nth: usize) -> Vec<Vec<String>> {
 
 /// Reads `n` records of `orders` as a member of `billing` and commits after them (or reads to
 /// the end when `n` is None); returns the values read.
-fn billing(bootstrap: &str, n: Option<usize>) -> Vec<Vec<u8>> {
+pub(crate) fn billing(bootstrap: &str, n: Option<usize>) -> Vec<Vec<u8>> {
     let c: BaseConsumer = rdkafka::ClientConfig::new()
         .set("bootstrap.servers", bootstrap)
         .set("group.id", "billing")
@@ -70,7 +70,7 @@ fn billing(bootstrap: &str, n: Option<usize>) -> Vec<Vec<u8>> {
     out
 }
 
-fn values(tag: &str, n: i32) -> Vec<common::Rec> {
+pub(crate) fn values(tag: &str, n: i32) -> Vec<common::Rec> {
     (0..n)
         .map(|i| common::Rec::kv(i % 2, "k", &format!("{tag}-{i}")))
         .collect()
@@ -109,7 +109,7 @@ fn issue_18_the_readme_failback_brings_the_group_back_to_a_without_loss() {
 }
 
 /// The cut-over recipe after a copy and a partial read on A: what billing read on A.
-fn cut_over(ab: &str, bb: &str) -> Vec<Vec<u8>> {
+pub(crate) fn cut_over(ab: &str, bb: &str) -> Vec<Vec<u8>> {
     common::create_topic(ab, "orders", 2);
     common::create_topic(bb, "orders", 2);
     common::produce(ab, "orders", &values("early", 300));
@@ -137,7 +137,7 @@ fn cut_over(ab: &str, bb: &str) -> Vec<Vec<u8>> {
 }
 
 /// Runs recipe steps with A and B standing for the clusters.
-fn run_steps(steps: Vec<Vec<String>>, ab: &str, bb: &str) {
+pub(crate) fn run_steps(steps: Vec<Vec<String>>, ab: &str, bb: &str) {
     for step in steps {
         let mut args: Vec<&str> = step
             .iter()

@@ -9,8 +9,9 @@
 //! 4 progress/verify/docs, 5 performance, 9 layering, 10 exit codes/metrics/JSON,
 //! 11 group translation/provenance/loops, 12 configs/discovery/plan/throttle, 13 four loss and
 //! hang defects, 17 Apache Kafka as the reference broker, 18 failover defects, 19 secured
-//! clusters, 21 one home/docs, 22 an operator's first day, 30 multi-node clusters, 35 an
-//! operator's second week. Tests without a number pin the promises they name.
+//! clusters, 21 one home/docs, 22 an operator's first day, 30 multi-node clusters, 33 Kafka
+//! versions 2.8 to 4.4, 35 an operator's second week. Tests without a number pin the promises
+//! they name.
 
 mod common;
 
@@ -60,6 +61,8 @@ mod harness;
 mod json_timing;
 /// no module imports one above it in the layers src/lib.rs states (no broker)
 mod layers;
+/// leaving ZooKeeper: 2.8.2 and 3.9.1 (ZooKeeper mode) to 4.4.0 and back (Kafka: own, mixed versions)
+mod leaving_zookeeper;
 /// no chain of copies within a cluster or across two (Kafka: own)
 mod loops;
 /// --metrics-addr and --metrics-file, read by Prometheus and node_exporter (Kafka)

@@ -44,8 +44,9 @@ pub fn choose_group_protocol(
         let consumer = v.trim().eq_ignore_ascii_case("consumer");
         if consumer && offered == Some(false) {
             return Err(Error::usage(format!(
-                "source property 'group.protocol=consumer': the source cluster '{}' does not offer KIP-848's consumer group protocol (Kafka 4.0 and later, group.coordinator.rebalance.protocols); remove the property",
-                spec.name
+                "source property 'group.protocol=consumer': the source cluster '{}'{} does not offer KIP-848's consumer group protocol (Kafka 4.0 and later, group.coordinator.rebalance.protocols); remove the property",
+                spec.name,
+                super::release_of(spec, std::time::Duration::from_secs(2))
             )));
         }
         return Ok(if consumer { "consumer" } else { "classic" });

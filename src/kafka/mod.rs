@@ -9,11 +9,13 @@ pub(crate) mod consumer;
 mod defaults;
 mod group_protocol;
 mod reasons;
+mod release;
 
 pub use defaults::compression;
 use defaults::{copy_client_id, default_compression, CLIENT_ID};
 pub use group_protocol::{choose_group_protocol, needs_offer};
 pub use reasons::{creation_error, serve_logs, validate, Reasons};
+pub use release::release_of;
 
 use std::time::Duration;
 

@@ -103,6 +103,34 @@ fn set_on_topic(entries: &[Entry]) -> impl Iterator<Item = &Entry> {
     })
 }
 
+/// Topic configs Kafka retired, which the built-in exclusions keep from travelling, and why:
+/// a topic of a 2.x or 3.x cluster may still set them, and a copy to Kafka 4 (which refuses
+/// them) names them in a warning instead of leaving them behind silently.
+const RETIRED: &[(&str, &str)] = &[
+    (
+        "message.format.version",
+        "Kafka 4.0 removed it, 3.0 deprecated it: the target writes its own record format",
+    ),
+    (
+        "message.timestamp.difference.max.ms",
+        "Kafka 3.6 replaced it with message.timestamp.before.max.ms and message.timestamp.after.max.ms, 4.0 removed it: set those on the target if the limit matters",
+    ),
+];
+
+/// `key=value (why)` for each retired key set on a source topic (see [`RETIRED`]).
+pub fn retired(source: &[Entry]) -> Vec<String> {
+    set_on_topic(source)
+        .filter_map(|e| {
+            let (_, why) = RETIRED.iter().find(|(k, _)| *k == e.name)?;
+            Some(format!(
+                "{}={} ({why})",
+                e.name,
+                e.value.as_deref().unwrap_or("")
+            ))
+        })
+        .collect()
+}
+
 /// What a target topic copying a source topic with `source` entries is created with.
 pub fn to_copy(source: &[Entry], excludes: &Excludes) -> BTreeMap<String, String> {
     set_on_topic(source)
@@ -187,6 +215,21 @@ mod tests {
 
     fn kafka(overrides: &[(&str, &str)]) -> Vec<Entry> {
         kafka_with(overrides, &[])
+    }
+
+    #[test]
+    fn issue_33_retired_configs_of_an_old_source_are_named_not_copied() {
+        let source = kafka(&[
+            ("message.format.version", "2.8"),
+            ("retention.ms", "3600000"),
+        ]);
+        let copy = to_copy(&source, &Excludes::new(&[]));
+        assert!(!copy.contains_key("message.format.version"), "{copy:?}");
+        let named = retired(&source);
+        assert_eq!(named.len(), 1, "{named:?}");
+        assert!(named[0].starts_with("message.format.version=2.8 (Kafka 4.0 removed it"));
+        // A broker default of the same key is the broker's, not the topic's: not named.
+        assert!(retired(&kafka_with(&[], &[("message.format.version", "2.8")])).is_empty());
     }
 
     #[test]

@@ -99,7 +99,14 @@ pub(crate) fn compare_configs(
     };
     let empty: Vec<Entry> = Vec::new();
     for t in topics.iter_mut() {
-        let copied = configs::to_copy(source.get(&t.route.source).unwrap_or(&empty), &excludes);
+        let entries = source.get(&t.route.source).unwrap_or(&empty);
+        for key in configs::retired(entries) {
+            warnings.push(format!(
+                "source topic '{}' config {key} is not copied",
+                t.route.source
+            ));
+        }
+        let copied = configs::to_copy(entries, &excludes);
         match t.target_partitions {
             None => t.create_configs = copied,
             Some(_) => {

@@ -9,6 +9,9 @@
 //!   test process (nextest runs each test in its own): tests on it use names of their own
 //!   ([`unique`]) for topics and groups. `scripts/test.sh` stops them at the end.
 //! * [`Kafka::cluster`] gives a test a multi-node cluster of its own ([`Cluster`]).
+//! * [`Kafka::start_version`] gives a test a cluster of another Kafka version (2.8.2 and 3.9.1
+//!   with ZooKeeper, 4.4.0, ...). `KREPLICATE_KAFKA_VERSION` (and `KREPLICATE_KAFKA_ZOOKEEPER=1`)
+//!   change the version of every other cluster, shared ones included: `scripts/matrix.sh`.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -30,6 +33,9 @@ pub struct Kafka {
     /// Its folder: server.properties, server.log, data/, ca.pem with TLS.
     pub dir: PathBuf,
     pid: u32,
+    /// A ZooKeeper-mode cluster's ZooKeeper (killed with the broker on drop).
+    zk_pid: Option<u32>,
+    zk_watchdog: Option<Child>,
     watchdog: Option<Child>,
     frozen: bool,
     shared: bool,
@@ -66,14 +72,31 @@ fn script() -> PathBuf {
 /// the jars scripts/kafka.sh runs; panics on failure. Its stdout.
 pub fn kafka_tool(class: &str, args: &[&str]) -> String {
     let libs = kafka_sh(&["libs"]);
+    run_tool(libs.trim(), class, args)
+}
+
+/// `class` as Kafka `version` names it: before 4.0 (2.x: TopicCommand too) the admin tools
+/// were Scala classes in `kafka.admin`.
+fn tool_class(version: &str, class: &str) -> String {
+    let scala = match class.strip_prefix("org.apache.kafka.tools.") {
+        Some(c @ ("AclCommand" | "ConfigCommand")) if !version.starts_with('4') => Some(c),
+        Some(c @ "TopicCommand") if version.starts_with("2.") => Some(c),
+        _ => None,
+    };
+    scala.map_or_else(|| class.to_string(), |c| format!("kafka.admin.{c}"))
+}
+
+fn run_tool(libs: &str, class: &str, args: &[&str]) -> String {
+    // .cache/kafka/VERSION/libs
+    let version = Path::new(libs)
+        .parent()
+        .and_then(|p| p.file_name())
+        .map(|v| v.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let class = tool_class(&version, class);
+    let class = class.as_str();
     let out = Command::new("java")
-        .args([
-            "-Xmx256m",
-            QUICK_JIT,
-            "-cp",
-            &format!("{}/*", libs.trim()),
-            class,
-        ])
+        .args(["-Xmx256m", QUICK_JIT, "-cp", &format!("{libs}/*"), class])
         .args(args)
         .stdin(Stdio::null())
         .output()
@@ -180,7 +203,31 @@ impl Kafka {
         let line = kafka_sh(&argv);
         let mut k = Kafka::from_line(&name, &line, false);
         k.watchdog = spawn_watchdog(k.pid);
+        k.zk_watchdog = k.zk_pid.and_then(spawn_watchdog);
         k
+    }
+
+    /// A cluster of this test's own running Kafka `version` (`scripts/kafka.sh start --version`):
+    /// ZooKeeper mode for 2.x, and for 3.x with `zookeeper`.
+    pub fn start_version(name: &str, version: &str, zookeeper: bool, args: &[&str]) -> Kafka {
+        let mut argv = vec!["--version", version];
+        if zookeeper {
+            argv.push("--zookeeper");
+        }
+        argv.extend_from_slice(args);
+        Kafka::start_with(name, &argv)
+    }
+
+    /// The Kafka version and mode of this cluster, as `scripts/kafka.sh version` says
+    /// (`4.4.0 kraft`, `2.8.2 zk`).
+    pub fn version(&self) -> String {
+        kafka_sh(&["version", &self.name]).trim().to_string()
+    }
+
+    /// Runs one of Kafka's own tools from this cluster's version's jars (see [`kafka_tool`]).
+    pub fn tool(&self, class: &str, args: &[&str]) -> String {
+        let libs = kafka_sh(&["libs", &self.name]);
+        run_tool(libs.trim(), class, args)
     }
 
     /// A cluster of this test's own that clients reach only through a [`Proxy`]: the broker
@@ -220,12 +267,18 @@ impl Kafka {
             .next()
             .and_then(|p| p.parse().ok())
             .expect("port");
+        let zk_pid = line
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("zkpid="))
+            .map(|p| p.parse().expect("zkpid"));
         Kafka {
             bootstrap,
             port,
             name: name.to_string(),
             dir,
             pid,
+            zk_pid,
+            zk_watchdog: None,
             watchdog: None,
             frozen: false,
             shared,
@@ -299,6 +352,30 @@ impl Kafka {
         }
         self.pid = pid;
         self.watchdog = spawn_watchdog(pid);
+        self.wait_for_leaders();
+    }
+
+    /// Waits until every partition has a leader: a ZooKeeper-mode broker says `started` before
+    /// its controller elected the leaders of the partitions it had.
+    fn wait_for_leaders(&self) {
+        use rdkafka::consumer::{BaseConsumer, Consumer};
+        let c: BaseConsumer = rdkafka::ClientConfig::new()
+            .set("bootstrap.servers", &self.bootstrap)
+            .create()
+            .expect("metadata client");
+        super::wait_until(
+            "every partition has a leader",
+            Duration::from_secs(60),
+            || {
+                c.fetch_metadata(None, Duration::from_secs(5))
+                    .is_ok_and(|md| {
+                        md.topics()
+                            .iter()
+                            .flat_map(|t| t.partitions())
+                            .all(|p| p.leader() >= 0)
+                    })
+            },
+        );
     }
 
     fn wait_state(&self, ok: impl Fn(char) -> bool, what: &str) {
@@ -329,16 +406,22 @@ impl Drop for Kafka {
             let _ = w.kill();
             let _ = w.wait();
         }
-        // A crash stop is enough for a cluster nobody reads again, and takes no time.
-        for sig in ["-CONT", "-KILL"] {
-            let _ = Command::new("kill")
-                .args([sig, &self.pid.to_string()])
-                .stderr(Stdio::null())
-                .status();
+        if let Some(mut w) = self.zk_watchdog.take() {
+            let _ = w.kill();
+            let _ = w.wait();
         }
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while proc_state(self.pid).is_some_and(|s| s != 'Z') && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(10));
+        // A crash stop is enough for a cluster nobody reads again, and takes no time.
+        for pid in std::iter::once(self.pid).chain(self.zk_pid) {
+            for sig in ["-CONT", "-KILL"] {
+                let _ = Command::new("kill")
+                    .args([sig, &pid.to_string()])
+                    .stderr(Stdio::null())
+                    .status();
+            }
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while proc_state(pid).is_some_and(|s| s != 'Z') && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(10));
+            }
         }
         let _ = fs::remove_dir_all(&self.dir);
         let _ = fs::remove_file(kafka_home().join(format!(".{}.lock", self.name)));
