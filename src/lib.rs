@@ -177,6 +177,7 @@ fn run_copy(args: &cli::CopyArgs) -> Result<Exit, Error> {
         to: args.ends.to.clone(),
         group: args.group.clone(),
         guarantee: args.guarantee.map(options::Guarantee::as_str),
+        flow: args.ends.flow.clone(),
     };
     copy(args, started, &mut who).inspect_err(|e| {
         if args.json {

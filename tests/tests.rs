@@ -48,6 +48,8 @@ mod eos_resume;
 mod exactly_once;
 /// target faults: produce errors, a broker down, frozen, or its requests held by a proxy (mock; Kafka: own)
 mod faults;
+/// a named flow's own default group, client id and run_info label (Kafka: shared)
+mod flow_groups;
 /// the copy's own consumer group: splits, shards, signals, lost assignments (Kafka; mock)
 mod groups;
 /// `kreplicate groups` refusing what it cannot translate (Kafka: shared)

@@ -69,7 +69,7 @@ pub const CATALOGUE: &[Metric] = &[
     m("kreplicate_records_in_flight", Gauge, &[], "records sent to the target and not yet acknowledged"),
     m("kreplicate_oldest_unacknowledged_seconds", Gauge, &[], "how long the oldest of them has waited for the target's acknowledgement; 0 when none waits"),
     m("kreplicate_status", Gauge, &["status"], "1 for the current one of `running`, `ok`, `failed`, `stopped`, `interrupted`"),
-    m("kreplicate_run_info", Gauge, &["version", "guarantee", "from", "to", "group"], "always 1"),
+    m("kreplicate_run_info", Gauge, &["version", "guarantee", "from", "to", "group", "flow"], "always 1; `flow` is `--flow`'s name, empty without one"),
     m("kreplicate_start_time_seconds", Gauge, &[], "when the run started"),
 ];
 

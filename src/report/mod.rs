@@ -26,6 +26,8 @@ pub struct Identity {
     pub to: Option<String>,
     pub group: Option<String>,
     pub guarantee: Option<&'static str>,
+    /// `--flow NAME`, the config file's named flow.
+    pub flow: Option<String>,
 }
 
 impl Identity {
@@ -36,6 +38,7 @@ impl Identity {
             // A default group is named once the target answered.
             group: (!opts.group_is_default).then(|| opts.group.clone()),
             guarantee: Some(opts.guarantee.as_str()),
+            flow: opts.flow.clone(),
         }
     }
 }
