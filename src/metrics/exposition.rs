@@ -163,6 +163,18 @@ impl Collector for Scrape {
                 last_success as f64 / 1000.0,
             )?;
         }
+        if let Some(ms) = c
+            .group_sync()
+            .map(|s| s.last_success_ms)
+            .filter(|ms| *ms > 0)
+        {
+            gauge(
+                &mut enc,
+                "group_sync_last_success_timestamp_seconds",
+                "When a --sync-groups round last translated every selected group, in Unix seconds",
+                ms as f64 / 1000.0,
+            )?;
+        }
         gauge(
             &mut enc,
             "assigned_partitions",

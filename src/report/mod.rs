@@ -3,11 +3,15 @@
 
 mod changes;
 mod counters;
+mod group_sync;
 mod in_flight;
+mod partition;
 
 pub use changes::{AddedPartitions, CreatedTopic, TargetChanges};
-pub use counters::{Copied, Counters, PartitionEnd};
+pub use counters::Counters;
+pub use group_sync::GroupSync;
 pub use in_flight::Stall;
+pub use partition::{Copied, PartitionEnd};
 
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
@@ -103,6 +107,9 @@ pub struct Summary {
     /// Partitions this run added to existing target topics (`--create-topics`).
     pub added_partitions: Vec<AddedPartitions>,
     pub partitions: Vec<PartitionSummary>,
+    /// `--sync-groups` only: what the group sync did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group_sync: Option<GroupSync>,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -270,6 +277,7 @@ impl Summary {
             created_topics: Vec::new(),
             added_partitions: Vec::new(),
             partitions: Vec::new(),
+            group_sync: None,
         }
     }
 }
