@@ -22,6 +22,7 @@ mod acls;
 mod admin;
 mod alter;
 mod authorized;
+mod awaited;
 mod check;
 pub mod configs;
 mod discover;
@@ -33,6 +34,7 @@ mod realise;
 mod txn_limit;
 
 pub use admin::{consumer_protocol_offered, wait_for_drops};
+pub use awaited::any_selected;
 pub use check::{apply, identity, inspect, stamp, Applied, Inspection};
 pub use discover::{follow_assigned, refresh, Refresh};
 pub use drift::{config_differences, TopicDrift};
