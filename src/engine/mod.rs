@@ -6,6 +6,7 @@
 
 mod acked;
 mod exactly_once;
+mod foreign;
 pub mod positions;
 mod shared;
 

@@ -132,6 +132,10 @@ pub fn settle(
             ));
         }
     }
+    if let (Some(id), true) = (source_id, opts.origin_header) {
+        out.warnings
+            .extend(super::foreign::warnings(opts, id, &parts, &target_bounds)?);
+    }
     if positions.is_empty() {
         if opts.guarantee != Guarantee::ExactlyOnce {
             if let Some(id) = source_id {
@@ -236,7 +240,7 @@ fn target_bounds(
     Ok(out)
 }
 
-fn target_reader(opts: &RunOptions) -> Result<BaseConsumer> {
+pub(super) fn target_reader(opts: &RunOptions) -> Result<BaseConsumer> {
     let group = format!("{}.check", opts.group);
     kafka::reader_config(&opts.to, &group, &[("fetch.wait.max.ms", "10")])
         .create()
