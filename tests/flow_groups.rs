@@ -88,7 +88,7 @@ fn issue_35_a_named_flow_has_a_default_group_of_its_own() {
     assert_eq!(json["records"], 5, "{json}\n{}", done.stderr);
     assert!(
         done.stderr.contains(&format!(
-            "group '{flow_group}' has no positions yet: starting from those of '{route_group}', the route's default group before each named flow had its own, for 1 partitions"
+            "group '{flow_group}' has no positions yet: starting from those of '{route_group}', the route's default group before each named flow had its own, for 1 partition (committed to '{flow_group}' first)"
         )),
         "{}",
         done.stderr

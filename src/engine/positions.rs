@@ -125,9 +125,9 @@ pub fn settle(
         }
         if !out.migrate.is_empty() {
             out.warnings.push(format!(
-                "group '{}' has no positions yet: starting from those of '{legacy}', {what}, for {} partitions (committed to '{}' first)",
+                "group '{}' has no positions yet: starting from those of '{legacy}', {what}, for {} (committed to '{}' first)",
                 opts.group,
-                out.migrate.len(),
+                crate::table::count(out.migrate.len() as u64, "partition"),
                 opts.group
             ));
         }
