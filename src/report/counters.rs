@@ -7,10 +7,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use super::changes::TargetChanges;
 use super::group_sync::GroupSync;
 use super::in_flight::{InFlight, Stall};
 use super::partition::PartitionEnd;
+use crate::topics::TargetChanges;
 
 #[derive(Debug)]
 pub struct Counters {

@@ -1,13 +1,12 @@
 //! What a run did: live counters (for the progress display and the metrics), and the summary
 //! printed at exit (the human line and the `--json` object).
 
-mod changes;
 mod counters;
 mod group_sync;
 mod in_flight;
 mod partition;
 
-pub use changes::{AddedPartitions, CreatedTopic, TargetChanges};
+pub use crate::topics::{AddedPartitions, CreatedTopic};
 pub use counters::Counters;
 pub use group_sync::GroupSync;
 pub use in_flight::Stall;
