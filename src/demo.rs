@@ -303,6 +303,7 @@ fn options(guarantee: Guarantee, a_boot: &str, b_boot: &str) -> RunOptions {
         origin_header: true,
         sync_groups: None,
         sync_groups_interval: Duration::from_secs(30),
+        flow: None,
         txn_max_records: 500,
         txn_max_bytes: 1 << 20,
         txn_max_time: Duration::from_millis(500),

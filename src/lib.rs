@@ -189,6 +189,7 @@ fn run_copy(args: &cli::CopyArgs) -> Result<Exit, Error> {
         to: args.ends.to.clone(),
         group: args.group.clone(),
         guarantee: args.guarantee.map(options::Guarantee::as_str),
+        flow: args.ends.flow.clone(),
     };
     copy(args, started, &mut who).inspect_err(|e| {
         if args.json {
@@ -246,10 +247,12 @@ fn copy(args: &cli::CopyArgs, started: Instant, who: &mut Identity) -> Result<Ex
             }
             let summary = prepared.map(|replicator| {
                 copying.store(true, Ordering::SeqCst);
-                let syncer = sync.map(|s| groups::Syncer::start(&sync_opts, s));
-                let summary = replicator.run(&stop);
+                let syncer = sync.map(|s| groups::Syncer::start(&sync_opts, s, progress.clone()));
+                let mut summary = replicator.run(&stop);
                 if let Some(s) = syncer {
+                    // Its last round runs now that the positions are final.
                     s.finish();
+                    summary.group_sync = progress.group_sync();
                 }
                 summary
             });
@@ -348,6 +351,9 @@ fn report(summary: &Summary, json: bool, quiet: bool) {
             summary.guarantee.unwrap_or_default(),
             summary.partitions.len()
         );
+        if let Some(sync) = &summary.group_sync {
+            eprintln!("kreplicate: {}", sync.line());
+        }
     }
     if let Some(e) = &summary.error {
         eprintln!("kreplicate: error: {}", one_line(e));

@@ -192,6 +192,9 @@ pub struct RunOptions {
     /// `--sync-groups`: consumer groups to translate to the target while copying, and how often.
     pub sync_groups: Option<String>,
     pub sync_groups_interval: Duration,
+    /// `--flow NAME`: the config file's named flow this run is (its default group, client id
+    /// and `run_info` name it).
+    pub flow: Option<String>,
 }
 
 /// Where the run publishes its metrics, if anywhere.

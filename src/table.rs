@@ -4,6 +4,13 @@
 
 use unicode_width::UnicodeWidthStr;
 
+/// `n` and its noun, singular for one: `1 partition`, `2 partitions` (nouns with a plain
+/// plural `s`).
+pub fn count(n: impl Into<u64>, noun: &str) -> String {
+    let n = n.into();
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
 /// The rows (the first is usually the header) as aligned lines. Columns whose index is in
 /// `right` are right-aligned (numbers); the others left-aligned.
 pub fn aligned<R, S>(rows: &[R], right: &[usize]) -> String

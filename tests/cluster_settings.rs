@@ -92,3 +92,39 @@ fn issue_35_a_config_files_bootstrap_takes_environment_variables() {
         "{run:?}"
     );
 }
+
+/// Issue 35, item 6: a user's `group.instance.id` (static membership) under KIP-848's
+/// protocol, the one a run on Kafka 4 chooses, is refused with exit 2 before anything is
+/// created: there the broker refuses a restarted member whose id it still holds
+/// (UNRELEASED_INSTANCE_ID) until the dead member's session expires.
+#[test]
+fn issue_35_static_membership_under_the_consumer_protocol_is_refused() {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    let topic = common::unique("static");
+    common::create_topic(ab, &topic, 1);
+    let group = common::unique("g-static");
+    let args = [
+        "--from",
+        ab,
+        "--to",
+        bb,
+        "--topics",
+        &topic,
+        "--group",
+        &group,
+        "--create-topics",
+        "--until-caught-up",
+        "-X",
+        "group.instance.id=copy-1",
+    ];
+    let run = kr::run(&args);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        run.stderr.contains("source property 'group.instance.id' (static membership) under KIP-848's consumer group protocol")
+            && run.stderr.contains("-X group.protocol=classic"),
+        "{}",
+        run.stderr
+    );
+    assert!(!kr::topics(bb).contains(&topic), "nothing created");
+}

@@ -395,3 +395,51 @@ fn issue_31_kip848_a_deleted_topic_does_not_end_the_run_after_the_join_timeout()
     assert_eq!(common::committed(ab, &group, &keep, 2), ends(ab, &keep, 2));
     assert_eq!(kr::assert_complete(ab, bb, &keep, &keep, 2), 0);
 }
+
+/// Issue 35, item 12: a continuous run whose regex matches no source topic yet waits for one
+/// (it exited 2, which systemd's `RestartPreventExitStatus=2` never restarts), and copies it
+/// once it appears.
+#[test]
+fn issue_35_a_continuous_run_waits_for_its_regex_to_match_a_topic() {
+    use crate::exactly_once::Watched;
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    let prefix = common::unique("later");
+    let regex = format!("^{prefix}\\..*");
+    let group = common::unique("g-later");
+    let mut args = vec![
+        "--from",
+        ab,
+        "--to",
+        bb,
+        "--topics",
+        &regex,
+        "--create-topics",
+        "--refresh-topics",
+        "1s",
+        "--group",
+        &group,
+        "--commit-interval",
+        "100ms",
+        "--json",
+    ];
+    args.extend_from_slice(&kr::FAST_GROUP);
+    let mut run = Watched::spawn(&args);
+    run.wait_for("the run says it waits", Duration::from_secs(60), |s| {
+        s.contains(&format!(
+            "kreplicate: no topic on '{ab}' matches --topics '{regex}' yet: waiting for one, looking again every 1s (--refresh-topics)"
+        ))
+    });
+    let topic = format!("{prefix}.orders");
+    common::create_topic(ab, &topic, 1);
+    common::produce(ab, &topic, &kr::records(5, 1, "later"));
+    common::wait_until("the new topic copied", Duration::from_secs(120), || {
+        common::committed(ab, &group, &topic, 1) == [5]
+    });
+    let child = run.child.as_ref().expect("running");
+    kr::signal(child, "INT");
+    let done = run.wait(Duration::from_secs(60));
+    assert_eq!(done.code, 0, "{done:?}");
+    assert_eq!(done.json()["records"], 5, "{done:?}");
+    kr::assert_complete(ab, bb, &topic, &topic, 1);
+}

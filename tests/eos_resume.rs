@@ -328,3 +328,32 @@ fn issue_17_a_restart_behind_another_writers_open_transaction_copies_nothing_twi
     );
     assert_eq!(kr::assert_complete(ab, bb, t, t, 1), 0);
 }
+
+/// Issue 35: a target that refuses the transaction timeout at InitProducerId, its limit not
+/// read before the start (librdkafka's mock answers no DescribeConfigs): exit 2 naming the
+/// numbers and the broker's setting. It said "lower those" (--txn-max-time, --delivery-timeout),
+/// no fix for a limit of 30 s or less, the margin kreplicate adds.
+#[test]
+fn issue_35_a_refused_transaction_timeout_unread_before_the_start_names_the_fix() {
+    let (_a, b, ab, bb) = common::mock_pair("t", 1, &kr::records(10, 1, "m"));
+    b.answer_next(
+        1,
+        RDKafkaApiKey::InitProducerId,
+        RDKafkaRespErr::RD_KAFKA_RESP_ERR_INVALID_TRANSACTION_TIMEOUT,
+        std::time::Duration::ZERO,
+    )
+    .unwrap();
+    let args = kr::caught_up_args(&ab, &bb, "t", "g", "exactly-once", &[]);
+    let run = kr::run(&args);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        run.stderr
+            .contains("raise the broker's setting to at least 152000 ms")
+            && run
+                .stderr
+                .contains("helps only where the broker's limit is above 30 s")
+            && !run.stderr.contains("lower those"),
+        "{}",
+        run.stderr
+    );
+}

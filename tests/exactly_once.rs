@@ -240,14 +240,14 @@ fn left_open(b: &str) -> bool {
 }
 
 /// A running kreplicate whose stderr is read as it comes, so a test can wait for a line.
-struct Watched {
-    child: Option<Child>,
+pub(crate) struct Watched {
+    pub(crate) child: Option<Child>,
     said: Arc<Mutex<String>>,
     reader: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Watched {
-    fn spawn(args: &[&str]) -> Watched {
+    pub(crate) fn spawn(args: &[&str]) -> Watched {
         let mut child = kr::spawn(args);
         let said = Arc::new(Mutex::new(String::new()));
         let (pipe, into) = (child.stderr.take(), said.clone());
@@ -267,13 +267,13 @@ impl Watched {
     }
 
     /// What the run printed on stderr so far.
-    fn said(&self) -> String {
+    pub(crate) fn said(&self) -> String {
         self.said.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// Waits until what the run printed satisfies `done`; after `limit` the run is killed and
     /// the test fails with its stderr.
-    fn wait_for(&mut self, what: &str, limit: Duration, done: impl Fn(&str) -> bool) {
+    pub(crate) fn wait_for(&mut self, what: &str, limit: Duration, done: impl Fn(&str) -> bool) {
         let deadline = Instant::now() + limit;
         while !done(&self.said()) {
             if Instant::now() > deadline {
@@ -288,7 +288,7 @@ impl Watched {
     }
 
     /// SIGKILL, then what the run printed.
-    fn kill(&mut self) -> kr::Run {
+    pub(crate) fn kill(&mut self) -> kr::Run {
         if let Some(c) = self.child.as_ref() {
             kr::signal(c, "KILL");
         }
@@ -296,7 +296,7 @@ impl Watched {
     }
 
     /// [`kr::wait`], with the stderr read here (also when the run outlasts `limit`).
-    fn wait(&mut self, limit: Duration) -> kr::Run {
+    pub(crate) fn wait(&mut self, limit: Duration) -> kr::Run {
         let mut child = self.child.take().expect("the run was waited for");
         let deadline = Instant::now() + limit;
         while child.try_wait().expect("wait").is_none() {

@@ -147,3 +147,63 @@ fn issue_31_sync_groups_stops_before_copies_in_an_open_transaction() {
     }
     assert_reads_from_ten(kr::stop(&mut copy), bb, app, topic, &id);
 }
+
+/// Issue 35, item 10: `--sync-groups` says what it did: a summary line, the JSON's
+/// `group_sync` (groups synced, refused and why) and, once a round translated every group,
+/// `kreplicate_group_sync_last_success_timestamp_seconds`.
+#[test]
+fn issue_35_sync_groups_says_what_it_synced_and_refused() {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    let (t, elsewhere) = (unique("sync-say"), unique("sync-else"));
+    let (copier, app, other) = (unique("kreplicate.say"), unique("app"), unique("other"));
+    common::create_topic(ab, &t, 1);
+    common::create_topic(ab, &elsewhere, 1);
+    common::produce(ab, &t, &kr::records(10, 1, "say"));
+    common::commit(ab, &app, &t, &[(0, 5)]);
+    // A group with positions on another topic only: refused, with the reason.
+    common::commit(ab, &other, &elsewhere, &[(0, 0)]);
+    let metrics = common::scratch_dir().join(format!("{}.prom", unique("sync-metrics")));
+    let metrics = metrics.to_string_lossy().into_owned();
+    let run = |groups: &str| {
+        let mut args = kr::caught_up_args(ab, bb, &t, &copier, "at-least-once", &[]);
+        args.extend([
+            "--create-topics",
+            "--sync-groups",
+            groups,
+            "--metrics-file",
+            &metrics,
+        ]);
+        let run = kr::run(&args);
+        assert_eq!(run.code, 0, "{run:?}");
+        run
+    };
+    let both = run(&format!("{app},{other}"));
+    let json = both.json();
+    let sync = &json["group_sync"];
+    assert_eq!(sync["synced"], serde_json::json!([app]), "{json}");
+    assert_eq!(sync["refused"][0]["group"], other.as_str(), "{json}");
+    let reason = sync["refused"][0]["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("no committed position"), "{json}");
+    assert!(sync["rounds"].as_u64() >= Some(1), "{json}");
+    assert!(sync["last_success"].is_null(), "{json}");
+    assert!(
+        both.stderr.contains(&format!(
+            "kreplicate: --sync-groups: 1 round, synced 1 group ('{app}'); refused 1: '{other}': {reason}"
+        )),
+        "{}",
+        both.stderr
+    );
+    let gauge = "kreplicate_group_sync_last_success_timestamp_seconds";
+    assert!(!std::fs::read_to_string(&metrics).unwrap().contains(gauge));
+    // Every selected group translated: a success, in the JSON and the metrics.
+    let one = run(&app);
+    let sync = &one.json()["group_sync"];
+    assert!(sync["last_success"].is_string(), "{sync}");
+    let text = std::fs::read_to_string(&metrics).unwrap();
+    assert!(
+        text.lines().any(|l| l.starts_with(&format!("{gauge} "))),
+        "{text}"
+    );
+    assert_eq!(common::committed(bb, &app, &t, 1), [5]);
+}

@@ -49,6 +49,10 @@ mod eos_resume;
 mod exactly_once;
 /// target faults: produce errors, a broker down, frozen, or its requests held by a proxy (mock; Kafka: own)
 mod faults;
+/// a named flow's own default group, client id and run_info label (Kafka: shared)
+mod flow_groups;
+/// target records that are not copies from this source, said by plan and the run (Kafka: shared)
+mod foreign_records;
 /// the copy's own consumer group: splits, shards, signals, lost assignments (Kafka; mock)
 mod groups;
 /// `kreplicate groups` refusing what it cannot translate (Kafka: shared)

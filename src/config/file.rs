@@ -65,6 +65,11 @@ impl FileConfig {
         format!("{file}: {}{line}", path.join("."))
     }
 
+    /// The named flow chosen by `--flow`, if any.
+    pub fn flow_name(&self) -> Option<&str> {
+        self.origin.flow.as_ref().map(|(name, _)| name.as_str())
+    }
+
     /// Where this file sets the default of flag `name`: in the flow chosen by `--flow` when
     /// that flow sets it, else in `defaults`.
     pub fn key_location(&self, name: &str) -> String {

@@ -290,6 +290,7 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
         origin_header,
         sync_groups,
         sync_groups_interval,
+        flow: file.flow_name().map(String::from),
     })
 }
 

@@ -6,6 +6,7 @@
 
 mod acked;
 mod exactly_once;
+mod foreign;
 pub mod positions;
 mod shared;
 
@@ -24,6 +25,35 @@ use crate::{progress, trail};
 pub(crate) struct Routes {
     pub routes: Vec<topics::Route>,
     pub start: crate::source::Start,
+}
+
+/// A continuous run following a regex that matches no source topic yet waits for one,
+/// looking again every `--refresh-topics` (issue 35, item 12). `--until-caught-up` and
+/// `--refresh-topics off` would never copy anything: they are refused as before (exit 2).
+fn wait_for_a_topic(opts: &RunOptions, counters: &Counters) -> Result<()> {
+    let (crate::options::TopicSelection::Regex(re), Some(every)) =
+        (&opts.topics, opts.refresh_topics)
+    else {
+        return Ok(());
+    };
+    let mut said = false;
+    while !topics::any_selected(opts)? {
+        if !said {
+            progress::say(&format!(
+                "kreplicate: no topic on '{}' matches --topics '{re}' yet: waiting for one, looking again every {} (--refresh-topics)",
+                opts.from.name,
+                humantime::format_duration(every)
+            ));
+            counters.set_waiting(Some(format!("a source topic matching '{re}'")));
+            said = true;
+        }
+        std::thread::sleep(every);
+    }
+    if said {
+        log::info!("a source topic matches --topics '{re}': starting");
+        counters.set_waiting(Some("checking clusters and topics".into()));
+    }
+    Ok(())
 }
 
 /// A run that passed every check and is ready to copy.
@@ -55,6 +85,7 @@ impl Replicator {
             let (from, timeout) = (opts.from.clone(), opts.timeout);
             std::thread::spawn(move || topics::consumer_protocol_offered(&from, timeout))
         });
+        wait_for_a_topic(opts, &counters)?;
         let found = preflight::inspect(opts)?;
         // Decided before anything is written: a refused protocol is bad input (issue 31).
         let offered = probe.and_then(|p| p.join().ok().flatten());

@@ -3,9 +3,14 @@
 //! * The default group names the route: the target cluster's identity (its cluster id, else
 //!   the config file's `id`, else its config name) and `--rename` when it is not `{topic}`. How
 //!   `--to` is spelled no longer matters, and a copy under another name has positions of its own.
-//! * Migration: a default group with no positions on the run's partitions takes those of the
-//!   old default group (`kreplicate.<TO as spelled>`) where the target partition holds records,
-//!   so an existing copy does not start from nothing; they are committed to the new group first.
+//! * A named flow (`--flow NAME`) has a default group of its own, the route's plus `.<NAME>`
+//!   (issue 35): flows between the same clusters no longer share one group, where a cron
+//!   flow's join rebalanced a continuous one (classic protocol).
+//! * Migration: a default group with no positions on the run's partitions takes those of an
+//!   older default group where the target partition holds records, so an existing copy does
+//!   not start from nothing; they are committed to the new group first. A flow's group looks
+//!   in the route's group (the default before flows had their own), then in the oldest one
+//!   (`kreplicate.<TO as spelled>`).
 //! * Positions past the source's start for a target partition that never held a record (empty,
 //!   or just created) belong to another copy: the run refuses unless `--trust-group-positions`.
 //! * A group with no positions while the target already holds copies of this source: said.
@@ -27,14 +32,16 @@ use crate::topics::Route;
 const TAIL: i64 = 16;
 
 /// The default group of a route: `kreplicate.<target identity>`, plus `.<rename>` unless the
-/// topic keeps its name. Kafka group ids take any character; the identity is made safe to
-/// read (a config name or a bootstrap list may hold ':' and ',').
-pub fn default_group(target: &str, rename: &str) -> String {
-    let group = crate::options::kreplicate_group(target);
-    if rename == "{topic}" {
-        group
-    } else {
-        format!("{group}.{rename}")
+/// topic keeps its name, plus `.<flow>` for a named flow. Kafka group ids take any character;
+/// the identity is made safe to read (a config name or a bootstrap list may hold ':' and ',').
+pub fn default_group(target: &str, rename: &str, flow: Option<&str>) -> String {
+    let mut group = crate::options::kreplicate_group(target);
+    if rename != "{topic}" {
+        group = format!("{group}.{rename}");
+    }
+    match flow {
+        Some(flow) => format!("{group}.{flow}"),
+        None => group,
     }
 }
 
@@ -68,9 +75,23 @@ pub fn settle(
     routes: &[Route],
     empty: &[(String, i32)],
 ) -> Result<Settled> {
-    let legacy = opts.group.clone();
+    let spelled = opts.group.clone();
+    // Older default groups, newest first, with what they were.
+    let mut older = Vec::new();
     if opts.group_is_default {
-        opts.group = default_group(target_id, &opts.rename);
+        opts.group = default_group(target_id, &opts.rename, opts.flow.as_deref());
+        if opts.flow.is_some() {
+            older.push((
+                default_group(target_id, &opts.rename, None),
+                "the route's default group before each named flow had its own",
+            ));
+        }
+        // Before issue 18: `kreplicate.<TO as spelled>` (config names it so).
+        older.push((
+            spelled.clone(),
+            "the default group before it was named after the target cluster",
+        ));
+        older.retain(|(g, _)| *g != opts.group);
     }
     let parts: Vec<(&Route, i32)> = routes
         .iter()
@@ -87,10 +108,13 @@ pub fn settle(
             .get(&(r.target.clone(), p))
             .is_none_or(|(_, high)| *high > 0)
     };
-    if opts.group_is_default && positions.is_empty() && legacy != opts.group {
-        let old = committed(opts, &legacy, &parts)?;
-        // The old group named no route: its positions count only where this target holds
-        // records (an empty target is another copy's, started afresh).
+    for (legacy, what) in &older {
+        if !positions.is_empty() {
+            break;
+        }
+        let old = committed(opts, legacy, &parts)?;
+        // The old group named no route (or flow): its positions count only where this target
+        // holds records (an empty target is another copy's, started afresh).
         for (r, p) in &parts {
             if let Some(&n) = old.get(&(r.source.clone(), *p)) {
                 if holds_records(r, *p) {
@@ -101,12 +125,16 @@ pub fn settle(
         }
         if !out.migrate.is_empty() {
             out.warnings.push(format!(
-                "group '{}' has no positions yet: starting from those of '{legacy}', the default group before it was named after the target cluster, for {} partitions (committed to '{}' first)",
+                "group '{}' has no positions yet: starting from those of '{legacy}', {what}, for {} (committed to '{}' first)",
                 opts.group,
-                out.migrate.len(),
+                crate::table::count(out.migrate.len() as u64, "partition"),
                 opts.group
             ));
         }
+    }
+    if let (Some(id), true) = (source_id, opts.origin_header) {
+        out.warnings
+            .extend(super::foreign::warnings(opts, id, &parts, &target_bounds)?);
     }
     if positions.is_empty() {
         if opts.guarantee != Guarantee::ExactlyOnce {
@@ -212,7 +240,7 @@ fn target_bounds(
     Ok(out)
 }
 
-fn target_reader(opts: &RunOptions) -> Result<BaseConsumer> {
+pub(super) fn target_reader(opts: &RunOptions) -> Result<BaseConsumer> {
     let group = format!("{}.check", opts.group);
     kafka::reader_config(&opts.to, &group, &[("fetch.wait.max.ms", "10")])
         .create()
@@ -343,16 +371,21 @@ mod tests {
     #[test]
     fn issue_18_the_default_group_names_the_target_and_the_rename() {
         assert_eq!(
-            default_group("MkU3OEVBNTcw", "{topic}"),
+            default_group("MkU3OEVBNTcw", "{topic}", None),
             "kreplicate.MkU3OEVBNTcw"
         );
         assert_eq!(
-            default_group("MkU3OEVBNTcw", "backup.{topic}"),
+            default_group("MkU3OEVBNTcw", "backup.{topic}", None),
             "kreplicate.MkU3OEVBNTcw.backup.{topic}"
         );
         assert_eq!(
-            default_group("b1:9092,b2:9092", "{topic}"),
+            default_group("b1:9092,b2:9092", "{topic}", None),
             "kreplicate.b1_9092_b2_9092"
+        );
+        // Issue 35: a named flow has a group of its own.
+        assert_eq!(
+            default_group("MkU3OEVBNTcw", "backup.{topic}", Some("orders-dr")),
+            "kreplicate.MkU3OEVBNTcw.backup.{topic}.orders-dr"
         );
         let spec = |id: Option<&str>| ClusterSpec {
             name: "prod".into(),

@@ -9,6 +9,7 @@ use std::thread::JoinHandle;
 use super::{translate, Request, Selection};
 use crate::options::RunOptions;
 use crate::progress;
+use crate::report::Counters;
 use crate::stop::Stop;
 
 /// The sync thread of a copy run.
@@ -19,14 +20,15 @@ pub struct Syncer {
 
 impl Syncer {
     /// Starts syncing `selection` every `opts.sync_groups_interval`.
-    pub fn start(opts: &RunOptions, selection: Selection) -> Syncer {
+    /// Each round's outcome goes to `counters` (the summary, the JSON, the metric).
+    pub fn start(opts: &RunOptions, selection: Selection, counters: Arc<Counters>) -> Syncer {
         let done = Arc::new(Stop::default());
         let (opts, flag) = (opts.clone(), done.clone());
         let handle = std::thread::spawn(move || {
             let mut said = String::new();
             loop {
                 let last = flag.wait(opts.sync_groups_interval);
-                said = round(&opts, &selection, said);
+                said = round(&opts, &selection, said, &counters);
                 if last {
                     return;
                 }
@@ -49,7 +51,7 @@ impl Syncer {
 
 /// One translation round; says what went wrong when it differs from the last round's
 /// (`said`), so that a group refused for an hour is one line, not one every interval.
-fn round(opts: &RunOptions, selection: &Selection, said: String) -> String {
+fn round(opts: &RunOptions, selection: &Selection, said: String, counters: &Counters) -> String {
     let req = Request {
         from: &opts.from,
         to: &opts.to,
@@ -62,7 +64,16 @@ fn round(opts: &RunOptions, selection: &Selection, said: String) -> String {
         allow_rewind: false,
         timeout: opts.timeout,
     };
-    let now = match translate(&req) {
+    let translated = translate(&req);
+    counters.group_sync_round(match &translated {
+        Ok(report) => Ok(report
+            .groups
+            .iter()
+            .map(|g| (g.group.clone(), g.reason.clone()))
+            .collect()),
+        Err(e) => Err(e.to_string()),
+    });
+    let now = match translated {
         Ok(report) => {
             let moved = report.groups.iter().filter(|g| g.committed).count();
             log::info!("--sync-groups: committed {moved} groups on the target");

@@ -9,13 +9,17 @@ use crate::shard::Shard;
 /// The `client.id` every client takes unless the user's properties set one.
 pub(super) const CLIENT_ID: &str = "kreplicate";
 
-/// The copy's own consumer and producer: [`CLIENT_ID`], and the shard they serve where there
-/// is one, so a broker tells the processes of one copy apart.
-pub(super) fn copy_client_id(c: &mut ClientConfig, shard: Option<Shard>) {
-    if let Some(shard) = shard {
-        // `kreplicate.shard-i-of-n`, named as the shard's transactional id is.
-        c.set("client.id", shard.transactional_id(CLIENT_ID));
-    }
+/// The copy's own consumer and producer: [`CLIENT_ID`], the named flow they copy and the
+/// shard they serve where there are, so a broker tells flows and the processes of one copy
+/// apart: `kreplicate[.FLOW][.shard-i-of-n]`.
+pub(super) fn copy_client_id(c: &mut ClientConfig, shard: Option<Shard>, flow: Option<&str>) {
+    let id = match flow {
+        Some(flow) => format!("{CLIENT_ID}.{flow}"),
+        None => CLIENT_ID.to_string(),
+    };
+    // The shard part is named as the shard's transactional id is.
+    let id = shard.map_or_else(|| id.clone(), |shard| shard.transactional_id(&id));
+    c.set("client.id", id);
 }
 
 /// The codec the target producer compresses batches with unless the user's properties name one.
@@ -95,13 +99,21 @@ mod tests {
         assert_eq!(id(&[]).as_deref(), Some(CLIENT_ID));
         assert_eq!(id(&[("client.id", "mine")]).as_deref(), Some("mine"));
         // The copy's clients name their shard; the user's value still wins.
-        let shard = |props: &[(&str, &str)]| {
+        let copy = |props: &[(&str, &str)], flow: Option<&str>| {
             let mut c = ClientConfig::new();
-            copy_client_id(&mut c, Shard::parse("2/3").ok());
+            copy_client_id(&mut c, Shard::parse("2/3").ok(), flow);
             apply_cluster(&mut c, &spec(props));
             c.get("client.id").map(String::from)
         };
-        assert_eq!(shard(&[]).as_deref(), Some("kreplicate.shard-2-of-3"));
-        assert_eq!(shard(&[("client.id", "mine")]).as_deref(), Some("mine"));
+        assert_eq!(copy(&[], None).as_deref(), Some("kreplicate.shard-2-of-3"));
+        assert_eq!(
+            copy(&[("client.id", "mine")], None).as_deref(),
+            Some("mine")
+        );
+        // And the named flow they copy.
+        assert_eq!(
+            copy(&[], Some("orders-dr")).as_deref(),
+            Some("kreplicate.orders-dr.shard-2-of-3")
+        );
     }
 }

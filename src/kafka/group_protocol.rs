@@ -40,7 +40,7 @@ pub fn choose_group_protocol(
     spec: &ClusterSpec,
     offered: Option<bool>,
 ) -> Result<&'static str, Error> {
-    if let Some(v) = set(spec, "group.protocol") {
+    let chosen = if let Some(v) = set(spec, "group.protocol") {
         let consumer = v.trim().eq_ignore_ascii_case("consumer");
         if consumer && offered == Some(false) {
             return Err(Error::usage(format!(
@@ -49,12 +49,33 @@ pub fn choose_group_protocol(
                 super::release_of(spec, std::time::Duration::from_secs(2))
             )));
         }
-        return Ok(if consumer { "consumer" } else { "classic" });
+        if consumer {
+            "consumer"
+        } else {
+            "classic"
+        }
+    } else if !needs_offer(spec) || offered != Some(true) {
+        "classic"
+    } else {
+        "consumer"
+    };
+    static_membership(spec, chosen)?;
+    Ok(chosen)
+}
+
+/// A user's `group.instance.id` (static membership) under KIP-848's protocol is refused
+/// (issue 35, item 6): there the broker refuses a new member with the id of one it still
+/// holds (UNRELEASED_INSTANCE_ID, fatal in librdkafka 2.12, INTRODUCTION.md "Static Group
+/// Membership"), so a run restarted after a crash fails until the dead member's session
+/// expires, the wait static membership was meant to remove; under the classic protocol the
+/// new member fences the old one and takes its place at once.
+fn static_membership(spec: &ClusterSpec, protocol: &str) -> Result<(), Error> {
+    if protocol != "consumer" || set(spec, "group.instance.id").is_none() {
+        return Ok(());
     }
-    if !needs_offer(spec) || offered != Some(true) {
-        return Ok("classic");
-    }
-    Ok("consumer")
+    Err(Error::usage(
+        "source property 'group.instance.id' (static membership) under KIP-848's consumer group protocol: the broker refuses a member whose id it still holds (UNRELEASED_INSTANCE_ID, fatal), so a run restarted after a crash would fail until the dead member's session expires; remove it, or add -X group.protocol=classic, where the restarted member takes the dead one's place at once (a static member sends no leave: another member takes its partitions only after session.timeout.ms)",
+    ))
 }
 
 #[cfg(test)]

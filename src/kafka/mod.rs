@@ -180,7 +180,7 @@ pub fn consumer_config(opts: &RunOptions) -> Result<ClientConfig, Error> {
     // partition again once the prefetch queue is over its bound; while the target applies
     // backpressure that turns into whole seconds of an empty queue. 10 ms keeps it fed.
     c.set("fetch.queue.backoff.ms", "10");
-    copy_client_id(&mut c, opts.shard);
+    copy_client_id(&mut c, opts.shard, opts.flow.as_deref());
     apply_cluster(&mut c, &opts.from);
     c.set("group.id", &opts.group);
     c.set("enable.partition.eof", "true");
@@ -229,7 +229,7 @@ pub fn producer_config(opts: &RunOptions) -> Result<ClientConfig, Error> {
     c.set("queue.buffering.max.kbytes", "65536");
     c.set("enable.idempotence", "true");
     default_compression(&mut c, &opts.to);
-    copy_client_id(&mut c, opts.shard);
+    copy_client_id(&mut c, opts.shard, opts.flow.as_deref());
     apply_cluster(&mut c, &opts.to);
     // The metrics' retry count comes from librdkafka's statistics.
     if opts.metrics.enabled() && c.get("statistics.interval.ms").is_none() {

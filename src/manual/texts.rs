@@ -134,6 +134,10 @@ pub const JSON_FIELDS: &[(&[&str], &str)] = &[
         r#"partitions this run added to existing target topics (`--create-topics`): `topic`, `added` (how many) and `partitions` (the count now); empty when none"#,
     ),
     (
+        &["group_sync"],
+        r#"with `--sync-groups` only: `rounds` (translation rounds run), `synced` (groups a round translated: committed on the target or already there), `refused` (the last round's refused groups: `group`, `reason`), `waiting` (of those, groups ahead of the copy: they wait for it), `error` (the last round's failure as a whole, or null) and `last_success` (when a round last translated every group, RFC 3339, or null)"#,
+    ),
+    (
         &["partitions"],
         r#"one object per source partition of the run, with the fields below"#,
     ),

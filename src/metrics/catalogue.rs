@@ -64,12 +64,13 @@ pub const CATALOGUE: &[Metric] = &[
     m("kreplicate_transactions_committed_total", Counter, &[], "exactly-once transactions committed"),
     m("kreplicate_transactions_aborted_total", Counter, &[], "exactly-once transactions aborted (and copied again)"),
     m("kreplicate_throttled_seconds_total", Counter, &[], "time the read side waited for `--max-bytes-per-sec`/`--max-records-per-sec`"),
+    m("kreplicate_group_sync_last_success_timestamp_seconds", Gauge, &[], "`--sync-groups`: when a round last translated every selected group (none refused); absent before the first"),
     m("kreplicate_assigned_partitions", Gauge, &[], "source partitions this process copies"),
     m("kreplicate_stalled_seconds", Gauge, &[], "seconds since the copy last moved (or was idle with nothing to copy)"),
     m("kreplicate_records_in_flight", Gauge, &[], "records sent to the target and not yet acknowledged"),
     m("kreplicate_oldest_unacknowledged_seconds", Gauge, &[], "how long the oldest of them has waited for the target's acknowledgement; 0 when none waits"),
     m("kreplicate_status", Gauge, &["status"], "1 for the current one of `running`, `ok`, `failed`, `stopped`, `interrupted`"),
-    m("kreplicate_run_info", Gauge, &["version", "guarantee", "from", "to", "group"], "always 1"),
+    m("kreplicate_run_info", Gauge, &["version", "guarantee", "from", "to", "group", "flow"], "always 1; `flow` is `--flow`'s name, empty without one"),
     m("kreplicate_start_time_seconds", Gauge, &[], "when the run started"),
 ];
 
@@ -89,6 +90,7 @@ mod tests {
         let counters = Arc::new(Counters::default());
         counters.last_commit_ms.store(1, Ordering::Relaxed);
         counters.last_success_ms.store(1, Ordering::Relaxed);
+        counters.group_sync_round(Ok(vec![]));
         let part = PartitionEnd {
             committed: Some(3),
             position: Some(4),

@@ -75,7 +75,7 @@ impl Collector for Scrape {
         let now = SystemTime::now();
         let now_ms = (unix_seconds(now) * 1000.0) as i64;
 
-        let info: [(&str, String); 5] = [
+        let info: [(&str, String); 6] = [
             ("version", env!("CARGO_PKG_VERSION").to_string()),
             (
                 "guarantee",
@@ -91,10 +91,11 @@ impl Collector for Scrape {
                     .or_else(|| inner.who.group.clone())
                     .unwrap_or_default(),
             ),
+            ("flow", inner.who.flow.clone().unwrap_or_default()),
         ];
         let mut m = enc.encode_descriptor(
             "run_info",
-            "The run: kreplicate's version, the guarantee, source and target cluster and source group (always 1)",
+            "The run: kreplicate's version, the guarantee, source and target cluster, source group and named flow (always 1)",
             None,
             MetricType::Gauge,
         )?;
@@ -160,6 +161,18 @@ impl Collector for Scrape {
                 LAST_SUCCESS,
                 "When a run last succeeded, in Unix seconds: it ended without a failure, or (continuous) committed all the target acknowledged while the copy moved or had nothing to copy; kept from earlier runs in --metrics-file",
                 last_success as f64 / 1000.0,
+            )?;
+        }
+        if let Some(ms) = c
+            .group_sync()
+            .map(|s| s.last_success_ms)
+            .filter(|ms| *ms > 0)
+        {
+            gauge(
+                &mut enc,
+                "group_sync_last_success_timestamp_seconds",
+                "When a --sync-groups round last translated every selected group, in Unix seconds",
+                ms as f64 / 1000.0,
             )?;
         }
         gauge(

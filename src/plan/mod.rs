@@ -51,7 +51,7 @@ pub fn run(args: &CopyArgs) -> Result<Exit> {
         found.warnings.extend(settled.warnings);
     } else if opts.group_is_default {
         // Named as a run names it, refusing or not: the positions shown are that group's.
-        opts.group = positions::default_group(&target_id, &opts.rename);
+        opts.group = positions::default_group(&target_id, &opts.rename, opts.flow.as_deref());
     }
     if let (None, true) = (&found.refusal, opts.origin_header) {
         let ids = found.reported_ids();

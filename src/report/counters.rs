@@ -7,7 +7,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use super::group_sync::GroupSync;
 use super::in_flight::{InFlight, Stall};
+use super::partition::PartitionEnd;
 use crate::topics::TargetChanges;
 
 #[derive(Debug)]
@@ -48,6 +50,8 @@ pub struct Counters {
     group: Mutex<Option<String>>,
     /// Target topics created and partitions added (`--create-topics`), for the summary.
     changes: Mutex<TargetChanges>,
+    /// `--sync-groups`: what the sync did so far.
+    group_sync: Mutex<Option<GroupSync>>,
     live: Mutex<Live>,
     /// Records sent to the target and not yet acknowledged.
     in_flight: Mutex<InFlight>,
@@ -122,6 +126,17 @@ impl Counters {
     }
 
     /// The read side waited `d` for a rate limit.
+    /// One `--sync-groups` round's outcome (see [`GroupSync::round`]).
+    pub fn group_sync_round(&self, outcome: Result<Vec<(String, Option<String>)>, String>) {
+        lock(&self.group_sync)
+            .get_or_insert_with(GroupSync::default)
+            .round(outcome);
+    }
+
+    pub fn group_sync(&self) -> Option<GroupSync> {
+        lock(&self.group_sync).clone()
+    }
+
     pub fn add_throttled(&self, d: Duration) {
         let us = u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
         self.throttled_us.fetch_add(us, Ordering::Relaxed);
@@ -244,6 +259,7 @@ impl Default for Counters {
             waiting: Mutex::new(None),
             group: Mutex::new(None),
             changes: Mutex::new(TargetChanges::default()),
+            group_sync: Mutex::new(None),
             live: Mutex::new(Live {
                 partitions: BTreeMap::new(),
                 seen: 0,
@@ -253,67 +269,6 @@ impl Default for Counters {
             }),
             in_flight: Mutex::new(InFlight::new(Instant::now())),
         }
-    }
-}
-
-/// What one source partition contributed to a run's copy.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Copied {
-    pub records: u64,
-    /// Key + value bytes.
-    pub bytes: u64,
-    pub first: Option<i64>,
-    pub last: Option<i64>,
-    /// Time stamp (Unix milliseconds) of the record at `last`, when it had one.
-    pub last_time: Option<i64>,
-}
-
-impl Copied {
-    /// One more record, at source `offset`, of `bytes` key + value bytes and time stamp `time`.
-    pub fn add(&mut self, offset: i64, bytes: u64, time: Option<i64>) {
-        self.records += 1;
-        self.bytes += bytes;
-        self.first = Some(self.first.map_or(offset, |f| f.min(offset)));
-        if self.last.is_none_or(|l| offset >= l) {
-            self.last = Some(offset);
-            self.last_time = time;
-        }
-    }
-
-    pub fn merge(&mut self, other: &Copied) {
-        self.records += other.records;
-        self.bytes += other.bytes;
-        self.first = match (self.first, other.first) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        if other.last.is_some() && (self.last.is_none() || other.last >= self.last) {
-            self.last = other.last;
-            self.last_time = other.last_time;
-        }
-    }
-}
-
-/// A source partition as an engine hands it to the summary and the metrics.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct PartitionEnd {
-    pub committed: Option<i64>,
-    /// The next source offset the target does not hold yet, as far as the run knows (the
-    /// acknowledged prefix, or the committed transactions).
-    pub position: Option<i64>,
-    pub copied: Copied,
-    /// High watermark of the last fetch, while the partition was still assigned.
-    pub end_offset: Option<i64>,
-    /// Given up in a rebalance and not held now: the summary counts it, the metrics drop its
-    /// gauges (another process serves them now).
-    pub released: bool,
-}
-
-impl PartitionEnd {
-    /// Records between what the target holds and the partition's end, when both are known.
-    pub fn lag(&self) -> Option<i64> {
-        let pos = self.position.or(self.committed)?;
-        Some((self.end_offset? - pos).max(0))
     }
 }
 
@@ -365,42 +320,6 @@ mod tests {
         std::thread::sleep(Duration::from_millis(5));
         c.note_success();
         assert!(success() > before);
-    }
-
-    #[test]
-    fn copied_counts_and_spans_offsets_in_any_order() {
-        let mut a = Copied::default();
-        for o in [5, 3, 9] {
-            a.add(o, 10, Some(o * 100));
-        }
-        assert_eq!((a.records, a.first, a.last), (3, Some(3), Some(9)));
-        assert_eq!((a.bytes, a.last_time), (30, Some(900)));
-        let mut b = Copied::default();
-        b.add(12, 1, Some(5));
-        a.merge(&b);
-        assert_eq!((a.records, a.first, a.last), (4, Some(3), Some(12)));
-        assert_eq!((a.bytes, a.last_time), (31, Some(5)));
-        let mut older = Copied::default();
-        older.add(1, 1, Some(7));
-        a.merge(&older);
-        assert_eq!((a.last, a.last_time), (Some(12), Some(5)));
-        let mut empty = Copied::default();
-        empty.merge(&Copied::default());
-        assert_eq!(empty, Copied::default());
-    }
-
-    #[test]
-    fn lag_counts_from_what_the_target_holds() {
-        let mut p = PartitionEnd {
-            committed: Some(4),
-            end_offset: Some(10),
-            ..PartitionEnd::default()
-        };
-        assert_eq!(p.lag(), Some(6));
-        p.position = Some(8);
-        assert_eq!(p.lag(), Some(2));
-        p.end_offset = None;
-        assert_eq!(p.lag(), None);
     }
 
     #[test]

@@ -2,11 +2,15 @@
 //! printed at exit (the human line and the `--json` object).
 
 mod counters;
+mod group_sync;
 mod in_flight;
+mod partition;
 
 pub use crate::topics::{AddedPartitions, CreatedTopic};
-pub use counters::{Copied, Counters, PartitionEnd};
+pub use counters::Counters;
+pub use group_sync::GroupSync;
 pub use in_flight::Stall;
+pub use partition::{Copied, PartitionEnd};
 
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
@@ -25,6 +29,8 @@ pub struct Identity {
     pub to: Option<String>,
     pub group: Option<String>,
     pub guarantee: Option<&'static str>,
+    /// `--flow NAME`, the config file's named flow.
+    pub flow: Option<String>,
 }
 
 impl Identity {
@@ -35,6 +41,7 @@ impl Identity {
             // A default group is named once the target answered.
             group: (!opts.group_is_default).then(|| opts.group.clone()),
             guarantee: Some(opts.guarantee.as_str()),
+            flow: opts.flow.clone(),
         }
     }
 }
@@ -99,6 +106,9 @@ pub struct Summary {
     /// Partitions this run added to existing target topics (`--create-topics`).
     pub added_partitions: Vec<AddedPartitions>,
     pub partitions: Vec<PartitionSummary>,
+    /// `--sync-groups` only: what the group sync did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group_sync: Option<GroupSync>,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -266,6 +276,7 @@ impl Summary {
             created_topics: Vec::new(),
             added_partitions: Vec::new(),
             partitions: Vec::new(),
+            group_sync: None,
         }
     }
 }

@@ -16,6 +16,7 @@
 
 pub(crate) mod admin;
 mod alter;
+mod awaited;
 mod changes;
 pub mod configs;
 pub(crate) mod drift;
@@ -26,6 +27,7 @@ pub(crate) mod realise;
 pub(crate) mod txn_limit;
 
 pub use admin::{consumer_protocol_offered, wait_for_drops};
+pub use awaited::any_selected;
 pub use changes::{AddedPartitions, CreatedTopic, TargetChanges};
 pub use drift::{config_differences, TopicDrift};
 

@@ -49,7 +49,10 @@ impl ExactlyOnce {
     fn fence_and_rewind(&mut self) -> Result<()> {
         self.producer
             .init_transactions(self.opts.timeout)
-            .map_err(|e| start_failed(&self.transactional_id, &e))?;
+            .map_err(|e| {
+                let asked = (self.opts.txn_max_time, self.opts.delivery_timeout);
+                start_failed(&self.transactional_id, &e, asked)
+            })?;
         self.rewind()
     }
 
@@ -378,16 +381,22 @@ impl ExactlyOnce {
 }
 
 /// Why transactions could not start on the target. A broker whose transaction.max.timeout.ms
-/// is below the transaction timeout this run asks for (from --txn-max-time and
+/// is below the transaction timeout this run asks for (`asked`: --txn-max-time and
 /// --delivery-timeout) refuses every start the same way: bad input, exit 2, naming the fix.
-fn start_failed(id: &str, e: &KafkaError) -> Error {
+/// The checks compare the limit before anything is written; this is the case where they could
+/// not read it (issue 35): lowering the flags is no fix for a limit of 30 s or less, the
+/// margin kreplicate adds, so the message does not offer it as one.
+fn start_failed(id: &str, e: &KafkaError, asked: (Duration, Duration)) -> Error {
     let msg = format!("cannot start transactions on the target as '{id}': {e}");
     let code = match e {
         KafkaError::Transaction(t) => Some(t.code()),
         _ => e.rdkafka_error_code(),
     };
     if code == Some(RDKafkaErrorCode::InvalidTransactionTimeout) {
-        return Error::usage(format!("{msg}; the target's transaction.max.timeout.ms is below the transaction timeout of --txn-max-time plus --delivery-timeout plus 30 s: lower those, or raise the broker's setting"));
+        let (txn_max_time, delivery_timeout) = asked;
+        let total = kafka::transaction_timeout(txn_max_time, delivery_timeout).as_millis();
+        let margin = kafka::TRANSACTION_MARGIN.as_secs();
+        return Error::usage(format!("{msg}; the target's transaction.max.timeout.ms (not readable before the start) is below the transaction timeout this run asks for, {total} ms (--txn-max-time {txn_max_time:?} + --delivery-timeout {delivery_timeout:?} + {margin} s for the commit): raise the broker's setting to at least {total} ms; lowering --txn-max-time and --delivery-timeout helps only where the broker's limit is above {margin} s"));
     }
     Error::failed(msg)
 }
@@ -399,15 +408,18 @@ mod tests {
 
     #[test]
     fn issue_21_a_refused_transaction_timeout_is_bad_input() {
+        let asked = (Duration::from_secs(2), Duration::from_secs(120));
         let refused = start_failed(
             "g.shard-1-of-1",
             &KafkaError::Global(RDKafkaErrorCode::InvalidTransactionTimeout),
+            asked,
         );
         assert_eq!(refused.exit(), Exit::Usage, "{refused}");
         assert!(refused.to_string().contains("--txn-max-time"), "{refused}");
         let other = start_failed(
             "g.shard-1-of-1",
             &KafkaError::Global(RDKafkaErrorCode::BrokerTransportFailure),
+            asked,
         );
         assert_eq!(other.exit(), Exit::Failed, "{other}");
     }

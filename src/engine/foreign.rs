@@ -1,0 +1,89 @@
+//! Records on the target that are not copies from this source (issue 35, item 13): the last
+//! records of each target partition are read at start (and by `plan`), and those whose origin
+//! header does not name this source's cluster and topic are said, so the run and `plan` tell
+//! what only a later `verify` reported (`500 extra`).
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::{Duration, Instant};
+
+use rdkafka::message::{Headers, Message};
+use rdkafka::{Offset, TopicPartitionList};
+
+use super::positions::target_reader;
+use crate::error::{Error, Result};
+use crate::options::RunOptions;
+use crate::origin::{parse_origin, ORIGIN_HEADER};
+use crate::source::{self, classify, Polled};
+use crate::topics::Route;
+
+/// Target records read from the end of each partition.
+const TAIL: i64 = 16;
+
+/// Warnings naming target topics whose last records include records that are not copies of
+/// their source topic from `source_id`. `bounds`: (low, high) of every target partition.
+pub(super) fn warnings(
+    opts: &RunOptions,
+    source_id: &str,
+    parts: &[(&Route, i32)],
+    bounds: &HashMap<(String, i32), (i64, i64)>,
+) -> Result<Vec<String>> {
+    let mut tpl = TopicPartitionList::new();
+    let mut ends: BTreeMap<(String, i32), i64> = BTreeMap::new();
+    let mut source_of: HashMap<&str, &str> = HashMap::new();
+    for (r, p) in parts {
+        if let Some(&(low, high)) = bounds.get(&(r.target.clone(), *p)) {
+            if high > low {
+                let _ =
+                    tpl.add_partition_offset(&r.target, *p, Offset::Offset(low.max(high - TAIL)));
+                ends.insert((r.target.clone(), *p), high);
+                source_of.insert(&r.target, &r.source);
+            }
+        }
+    }
+    if ends.is_empty() {
+        return Ok(Vec::new());
+    }
+    let reader = target_reader(opts)?;
+    let assigned = source::assign(&reader, &tpl);
+    drop(tpl);
+    assigned.map_err(|e| Error::failed(format!("cannot read the target partitions: {e}")))?;
+    // Per target topic: (records read, of which foreign).
+    let mut seen: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    let deadline = Instant::now() + opts.timeout;
+    while !ends.is_empty() && Instant::now() < deadline {
+        let m = match classify(reader.poll(Duration::from_millis(100))) {
+            Polled::Record(m) => m,
+            Polled::End(p) => {
+                ends.retain(|(_, q), _| *q != p);
+                continue;
+            }
+            _ => continue,
+        };
+        let key = (m.topic().to_string(), m.partition());
+        let ours = m.headers().is_some_and(|h| {
+            h.iter()
+                .filter(|h| h.key == ORIGIN_HEADER)
+                .filter_map(|h| h.value.and_then(parse_origin))
+                .any(|o| {
+                    o.cluster == Some(source_id) && source_of.get(key.0.as_str()) == Some(&o.topic)
+                })
+        });
+        let counts = seen.entry(key.0.clone()).or_default();
+        counts.0 += 1;
+        counts.1 += u64::from(!ours);
+        if m.offset() + 1 >= ends.get(&key).copied().unwrap_or(0) {
+            ends.remove(&key);
+        }
+    }
+    source::close(&reader, opts.timeout);
+    Ok(seen
+        .into_iter()
+        .filter(|(_, (_, foreign))| *foreign > 0)
+        .map(|(t, (read, foreign))| {
+            format!(
+                "target topic '{t}' already holds records that are not copies of '{}' from this source ({foreign} of the last {read} read): written there by another producer or another copy (or copied with --no-origin-header); readers of '{t}' read them too, and verify counts them as extra",
+                source_of.get(t.as_str()).copied().unwrap_or_default()
+            )
+        })
+        .collect())
+}
