@@ -5,11 +5,13 @@
 
 mod defaults;
 mod group_protocol;
+mod logs;
 mod reasons;
 
 pub use defaults::compression;
 use defaults::{copy_client_id, default_compression, CLIENT_ID};
 pub use group_protocol::{choose_group_protocol, needs_offer};
+pub use logs::LogPump;
 pub use reasons::{creation_error, serve_logs, validate, Reasons};
 
 use std::time::Duration;
