@@ -450,6 +450,20 @@ fn issue_30_the_targets_transaction_coordinator_killed_during_an_end_txn_commit_
         b.settled();
         eprintln!("{phase}: full ISRs after {:.1?}", t.elapsed());
         let coord = b.txn_coordinator(&tid);
+        // librdkafka names the same node (`Transaction coordinator changed from X -> ADDR/N`).
+        let said = run
+            .lines_with(0, "Transaction coordinator changed from")
+            .into_iter()
+            .map(|(_, l)| l)
+            .rfind(|l| !l.contains("-> (none)"))
+            .unwrap_or_default();
+        let said_node = said
+            .rsplit("-> ")
+            .next()
+            .and_then(|to| to.split(&['/', ':'][..]).nth(2))
+            .and_then(|n| n.parse::<usize>().ok());
+        eprintln!("{phase}: coordinator node {coord}; librdkafka: {said}");
+        assert_eq!(said_node, Some(coord), "{phase}: librdkafka's coordinator");
         let proxy = &proxies[coord - 1];
         proxy.delay_answers(delay);
         // For the abort: hold the requests to a node that leads a copied partition and does

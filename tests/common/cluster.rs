@@ -150,14 +150,15 @@ impl Cluster {
     }
 
     /// The node that coordinates `transactional_id`'s transactions: the leader of its
-    /// `__transaction_state` partition (Kafka: `abs(id.hashCode()) % partitions`, Java's
-    /// `String.hashCode` over UTF-16 units and `Utils.abs`).
+    /// `__transaction_state` partition (Kafka: `Utils.abs(id.hashCode()) % partitions`, Java's
+    /// `String.hashCode` over UTF-16 units; `Utils.abs` is `Math.abs` with `MIN_VALUE` as 0).
     pub fn txn_coordinator(&self, transactional_id: &str) -> usize {
         let hash = transactional_id
             .encode_utf16()
             .fold(0i32, |h, u| h.wrapping_mul(31).wrapping_add(u as i32));
         let parts = self.nodes.len() as i32; // kafka.sh: one partition per node
-        self.leader("__transaction_state", (hash & 0x7fff_ffff) % parts)
+        let abs = if hash == i32::MIN { 0 } else { hash.abs() };
+        self.leader("__transaction_state", abs % parts)
     }
 
     /// Two clusters of this test's own, started side by side; `b_args` for the second.
