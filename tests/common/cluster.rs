@@ -18,6 +18,10 @@ use super::proxy::Proxy;
 /// The nodes' heaps: three nodes and two clusters fit the 2-core, shared test machines.
 const HEAP: (&str, &str) = ("KAFKA_HEAP_OPTS", "-Xmx384m -Xms384m");
 
+/// A node's start (a restart replays its log) took over 60 s, kafka.sh's default limit, with
+/// four three-node clusters on two cores (a load of 40): allow what the soak allows.
+const START_TIMEOUT: (&str, &str) = ("KREPLICATE_KAFKA_START_TIMEOUT", "180");
+
 pub struct Cluster {
     /// Every node's client listener, `127.0.0.1:P1,127.0.0.1:P2,...`.
     pub bootstrap: String,
@@ -39,7 +43,7 @@ fn field<'a>(line: &'a str, key: &str) -> &'a str {
 }
 
 fn sh(args: &[&str]) -> String {
-    kafka_sh_with(args, &[HEAP])
+    kafka_sh_with(args, &[HEAP, START_TIMEOUT])
 }
 
 impl Cluster {
