@@ -237,6 +237,16 @@ impl Copy {
     }
 }
 
+/// A failed test leaves no run behind (it would retry its dead clusters for ever).
+impl Drop for Copy {
+    fn drop(&mut self) {
+        if let Some(mut run) = self.run.take() {
+            let _ = run.kill();
+            let _ = run.wait();
+        }
+    }
+}
+
 /// Rolls `cluster`; before each node goes down, every copy must be moving (records copied since
 /// the last look) and alive, so the fault lands on runs with records in flight; across each
 /// node's restart the copies and the writer go on. Returns what the writer wrote meanwhile.
