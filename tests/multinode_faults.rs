@@ -421,7 +421,7 @@ fn issue_30_the_targets_transaction_coordinator_killed_during_an_end_txn_commit_
     let a = Kafka::shared("a");
     let topic = common::unique("coord");
     let (mut b, proxies) = Cluster::behind_proxies("coord", 3, &QUICK_FAILOVER);
-    let oracle = b.internal();
+    let mut oracle = b.internal();
     common::create_topic(&a.bootstrap, &topic, PARTS);
     let writer = LiveWriter::start_on(&a.bootstrap, &topic);
     let mut run = Live::copy(
@@ -533,6 +533,7 @@ fn issue_30_the_targets_transaction_coordinator_killed_during_an_end_txn_commit_
             b.restart(coord);
             eprintln!("{phase}: node {coord} restarted in {:.1?}", t.elapsed());
         } else {
+            oracle = b.internal_except(coord);
             assert!(
                 run.metric("kreplicate_transactions_aborted_total") > aborted,
                 "no transaction was aborted"

@@ -117,7 +117,14 @@ impl Cluster {
 
     /// Every node's own PLAINTEXT listener (`INTERNAL`), past any proxy: the tests' oracle.
     pub fn internal(&self) -> String {
+        self.internal_except(0)
+    }
+
+    /// [`Cluster::internal`] without node `down`'s (a reader bootstrapping to a node that is
+    /// down fails).
+    pub fn internal_except(&self, down: usize) -> String {
         (1..=self.nodes.len())
+            .filter(|i| *i != down)
             .map(|i| {
                 let props = fs::read_to_string(self.dir.join(format!("n{i}/server.properties")))
                     .expect("server.properties");
