@@ -1,26 +1,36 @@
 //! kreplicate: copy Kafka topics between clusters with a delivery contract.
 //!
-//! The binary is a thin wrapper over [`run_cli`]. Layers, each importing only layers below it:
-//! 1. `lib` parses, dispatches, prints and maps the outcome to an [`error::Exit`]; nothing
-//!    imports `lib`, `demo`, `plan`, `verify` or `groups`.
-//! 2. `engine` picks one of two engines, `acked` (none, at-least-once) or `exactly_once`
-//!    (exactly-once), which never import each other (what both do alike sits beneath them in
-//!    `engine::shared`); `verify` compares the two sides and never imports an engine;
-//!    `groups` translates consumer group positions through the positions index (`trail`) the
-//!    engines write, and never imports an engine either.
-//! 3. `source` (assign, classify a poll, ends, gaps, lag) and `target` (record mapping, one
-//!    send path, flush) serve the engines, `source` also `verify`; they never import each other.
-//!    `report` counts and summarises a run; `progress` shows it on the terminal and
-//!    `metrics` serves it to Prometheus.
-//! 4. `topics` checks clusters and topics through `kafka` (client settings), which takes the
-//!    run's vocabulary from `options`; `config` turns `cli` flags and the YAML into `options`;
-//!    `cli` imports only `options`; `copy_flags` reads `cli` to name misplaced copy flags.
-//! 5. Leaves import nothing of the crate but other leaves: `error`, `offsets`, `origin`,
-//!    `shard`, `suggest`, `table`, `throttle`, `tick`, `mock`, `trail`.
+//! The binary is a thin wrapper over [`run_cli`]. The layers, top to bottom: a module imports
+//! modules of its own layer or of layers below it, never one above (`tests/layers.rs` reads
+//! each item's modules, before its dash, and checks every `crate::` path of src/):
+//! 1. `lib`, `demo`, `plan`, `manual` — `lib` parses, dispatches, prints and maps the outcome
+//!    to an [`error::Exit`]; nothing imports this layer, nor `verify` or `groups`. `plan`
+//!    prints what `preflight` decides; `manual` writes the man pages and the guide's blocks.
+//! 2. `engine`, `verify`, `groups` — `engine` picks one of two engines, `acked` (none,
+//!    at-least-once) or `exactly_once` (exactly-once), which never import each other (what
+//!    both do alike sits beneath them in `engine::shared`); `verify` compares the two sides
+//!    and never imports an engine; `groups` translates consumer group positions through the
+//!    positions index (`trail`) the engines write, and never imports an engine either.
+//! 3. `preflight`, `source`, `target`, `report`, `progress`, `metrics` — `preflight` decides
+//!    whether a copy may start and which topics it copies: one admission rule for the start,
+//!    `plan` and `--refresh-topics`. `source` (assign, classify a poll, ends, gaps, lag) and
+//!    `target` (record mapping, one send path, flush) serve the engines, `source` also
+//!    `verify`; they never import each other. `report` counts and summarises a run;
+//!    `progress` shows it on the terminal and `metrics` serves it to Prometheus.
+//! 4. `acl`, `topics`, `kafka`, `config`, `cli`, `copy_flags`, `options` — `acl` holds the
+//!    permissions a run needs and `--sync-acls`; `topics` reads and changes clusters' topics
+//!    (metadata, selection, creation, configs, loops), both through `kafka` (client settings,
+//!    consumer requests), which takes the run's vocabulary from `options`; `config` turns
+//!    `cli` flags and the YAML into `options`; `cli` imports only `options`; `copy_flags`
+//!    reads `cli` to name misplaced copy flags.
+//! 5. `error`, `lines`, `offsets`, `origin`, `shard`, `stop`, `suggest`, `table`, `throttle`,
+//!    `tick`, `mock`, `trail` — leaves import nothing of the crate but other leaves; `lines`
+//!    prints a line on stderr above the progress bar.
 //!
 //! Unit tests sit at the end of their module in `#[cfg(test)] mod tests { … }`; where they
 //! would take a file past 450 lines, the module is a folder and they are its `tests.rs`.
 
+mod acl;
 mod cli;
 mod config;
 mod copy_flags;
@@ -29,6 +39,7 @@ mod engine;
 pub mod error;
 mod groups;
 mod kafka;
+mod lines;
 mod manual;
 mod metrics;
 pub mod mock;
@@ -36,6 +47,7 @@ mod offsets;
 mod options;
 mod origin;
 mod plan;
+mod preflight;
 mod progress;
 mod report;
 pub mod shard;

@@ -1,11 +1,11 @@
 //! exactly-once aborts on Apache Kafka, where `read_committed` readers skip aborted records (the
-//! mock shows them): the target's requests held by a TCP proxy for 5 s while answers flow, with
-//! a 3 s delivery timeout, so the open transaction's records time out; the run aborts, rewinds
+//! mock shows them): the target's requests held by a TCP proxy while answers flow, with a 3 s
+//! delivery timeout, until the open transaction's records in flight time out; the run aborts, rewinds
 //! to what the target shows, and goes on copying a live writer's records. A read_uncommitted
 //! reader then finds the aborted copies that a read_committed one does not, and the
 //! read_committed copy is exact.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::common::kr;
 use crate::common::{self, Kafka};
@@ -19,7 +19,7 @@ fn metric(addr: &str, name: &str) -> f64 {
 }
 
 /// Copies `backlog` records and a live writer's with `extra` flags; holds the target's requests
-/// for 5 s once the target holds at least `open` records of an open transaction (between the
+/// until records in flight time out, once the target holds at least `open` records of an open transaction (between the
 /// last stable offset and the high watermark) after `after` committed ones; checks the abort
 /// and the copy. Returns the aborted copies per partition.
 fn abort_and_go_on(
@@ -47,10 +47,10 @@ fn abort_and_go_on(
     let mut run = Some(kr::spawn(&args));
 
     // The fault lands inside an open transaction: its records are on the target, above the
-    // last stable offset (after `after` transactions were committed). The test reads the
-    // target through the broker's own listener, which the proxy does not hold; a transaction
-    // still open 300 ms into the hold cannot be committed by the run (its EndTxn is held), so
-    // the hold is re-armed only when the run's commit went out just before it.
+    // last stable offset (after `after` transactions were committed), and more of them are in
+    // flight, so they time out while held. The test reads the target through the broker's own
+    // listener, which the proxy does not hold. A hold that caught the run committing (its EndTxn
+    // held, nothing in flight) would only delay that commit: then it is re-armed.
     let direct = b.internal();
     let open_now = || -> Vec<i64> {
         let high = common::ends(&direct, "t", PARTS, "read_uncommitted");
@@ -58,7 +58,7 @@ fn abort_and_go_on(
         high.iter().zip(&stable).map(|(h, s)| h - s).collect()
     };
     let mut attempts = 0;
-    let (held_at, open_at_hold) = loop {
+    let (open_at_hold, in_flight) = loop {
         attempts += 1;
         assert!(attempts <= 10, "no hold landed inside an open transaction");
         kr::wait_or_kill(Duration::from_secs(60), &mut run, || {
@@ -68,17 +68,23 @@ fn abort_and_go_on(
                 .then(|| format!("{now:?} records in an open transaction, {committed} committed"))
         });
         proxy.hold_requests();
-        let held_at = Instant::now();
         std::thread::sleep(Duration::from_millis(300));
         let now = open_now();
-        if now.iter().sum::<i64>() > 0 {
-            break (held_at, now);
+        let in_flight = metric(&addr, "kreplicate_records_in_flight");
+        if now.iter().sum::<i64>() > 0 && in_flight > 0.0 {
+            break (now, in_flight);
         }
         proxy.resume();
     };
     let aborted_before = metric(&addr, "kreplicate_transactions_aborted_total");
-    // The fault itself lasts 5 s (longer than the 3 s delivery timeout): not a wait for a state.
-    std::thread::sleep(Duration::from_secs(5).saturating_sub(held_at.elapsed()));
+    let errors_before = metric(&addr, "kreplicate_delivery_errors_total");
+    // The fault lasts until the held records time out (--delivery-timeout 3s) and the run
+    // counts it; the abort itself needs the coordinator, so it follows the resume.
+    kr::wait_or_kill(Duration::from_secs(30), &mut run, || {
+        let errors = metric(&addr, "kreplicate_delivery_errors_total");
+        (errors <= errors_before)
+            .then(|| format!("held with {in_flight} records in flight: {errors} delivery errors"))
+    });
     proxy.resume();
     kr::wait_or_kill(Duration::from_secs(60), &mut run, || {
         let aborted = metric(&addr, "kreplicate_transactions_aborted_total");
@@ -111,7 +117,7 @@ fn abort_and_go_on(
         })
         .collect();
     eprintln!(
-        "{name}: held (attempt {attempts}) with {open_at_hold:?} records of an open transaction on the target; transactions aborted {aborted_before} -> {aborted}; aborted copies per partition {extra_copies:?}"
+        "{name}: held (attempt {attempts}) with {open_at_hold:?} records of an open transaction on the target and {in_flight} in flight; transactions aborted {aborted_before} -> {aborted}; aborted copies per partition {extra_copies:?}"
     );
     assert!(
         extra_copies.iter().sum::<i64>() > 0,
@@ -131,12 +137,18 @@ fn issue_31_a_held_target_aborts_rewinds_and_the_run_goes_on() {
     );
 }
 
-/// Default transaction bounds (2 s): the aborted transaction holds more records per partition
-/// than the resume's first tail window (1,000), so the rewind must look past them. (The first
-/// transaction: the backlog copies so fast that a later one is open only briefly.)
+/// A long transaction (10 s; the backlog copies within its first seconds): the aborted
+/// transaction holds more records per partition than the resume's first tail window (1,000), so
+/// the rewind must look past them. The 10 s keep it open long enough for the test to see it on
+/// a loaded machine.
 #[test]
 fn issue_31_a_held_target_aborts_a_long_transaction_larger_than_the_tail_window() {
-    let aborted = abort_and_go_on("eos-abort-long", 40_000, (4 * 1500, 0), &[]);
+    let aborted = abort_and_go_on(
+        "eos-abort-long",
+        40_000,
+        (4 * 1500, 0),
+        &["--txn-max-time", "10s"],
+    );
     assert!(
         aborted.iter().any(|&n| n > 1000),
         "an aborted transaction larger than the tail window: {aborted:?}"

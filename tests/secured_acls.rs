@@ -617,3 +617,106 @@ fn issue_19_a_write_permission_revoked_while_copying_exits_1_with_nothing_commit
     assert!(rerun.stderr.contains("PLAIN"), "no SASL debug lines");
     kr::assert_complete(&a.bootstrap, &b.internal(), &topic, &topic, 2);
 }
+
+/// Issue 34: a topic found by `--refresh-topics` gets the permission check a topic named at
+/// start gets. The run's principal may describe a new matching topic but not read it: the
+/// refresh leaves it out with the line a start naming it refuses with, the first topic's copy
+/// goes on, and once Read is granted the next refresh copies it.
+#[test]
+fn issue_34_a_discovered_topic_without_read_is_refused_as_at_start() {
+    let a = secured("acl-discover", "replicator", SOURCE_PASSWORD, &[]);
+    let b = Kafka::shared("b");
+    let dir = scratch("acl-discover");
+    let prefix = unique("adm");
+    let (first, found) = (format!("{prefix}.a"), format!("{prefix}.b"));
+    let group = unique("g");
+    for t in [&first, &found] {
+        common::create_topic(&b.bootstrap, t, 1);
+    }
+    common::create_topic(&a.internal(), &first, 1);
+    common::produce(&a.internal(), &first, &kr::records(10, 1, "first"));
+    allow_ops(
+        &a,
+        "replicator",
+        &["Read", "Describe"],
+        &["--topic", &first],
+    );
+    allow(&a, "replicator", "Read", &["--group", &group]);
+    let sasl = [
+        "-X".to_string(),
+        "security.protocol=SASL_PLAINTEXT".into(),
+        "-X".into(),
+        "sasl.mechanism=SCRAM-SHA-512".into(),
+        "-X".into(),
+        "sasl.username=replicator".into(),
+        "-X".into(),
+        format!("sasl.password={SOURCE_PASSWORD}"),
+    ];
+    let sasl: Vec<&str> = sasl.iter().map(String::as_str).collect();
+    let regex = format!("^{prefix}\\..*");
+    let mut args: Vec<&str> = vec![
+        "--from",
+        &a.bootstrap,
+        "--to",
+        &b.bootstrap,
+        "--topics",
+        &regex,
+        "--group",
+        &group,
+        "--refresh-topics",
+        "1s",
+        "--json",
+    ];
+    args.extend_from_slice(&sasl);
+    args.extend_from_slice(&kr::FAST_GROUP);
+    let log = dir.join("continuous.log");
+    let mut cmd = kr::command(&args);
+    cmd.stderr(Stdio::from(fs::File::create(&log).unwrap()));
+    let mut child = Some(cmd.spawn().expect("spawn"));
+    kr::wait_for_committed(&a.internal(), &group, &first, &[10], &mut child);
+
+    // A new matching topic the principal may see (Describe) but not read.
+    common::create_topic(&a.internal(), &found, 1);
+    common::produce(&a.internal(), &found, &kr::records(5, 1, "found"));
+    allow(&a, "replicator", "Describe", &["--topic", &found]);
+    let want = format!(
+        "the run lacks 1 permission (ACLs): on the source cluster '{0}': kafka-acls --bootstrap-server {0} --add --allow-principal 'User:replicator' --operation Read --topic '{found}'",
+        a.bootstrap
+    );
+    let line = format!("kreplicate: warning: new source topic '{found}' is not copied: {want}");
+    // Off a terminal each line starts with its time.
+    let said = |l: &str| l == line || l.ends_with(&format!(" {line}"));
+    kr::wait_or_kill(Duration::from_secs(60), &mut child, || {
+        let err = fs::read_to_string(&log).unwrap_or_default();
+        (!err.lines().any(said)).then(|| format!("no line {line:?} in: {err}"))
+    });
+    // A start naming that topic refuses with the same line (exit 2).
+    let named = run_in(
+        &dir,
+        &kr::caught_up_args(
+            &a.bootstrap,
+            &b.bootstrap,
+            &found,
+            &group,
+            "at-least-once",
+            &sasl,
+        ),
+    );
+    assert_eq!(named.code, 2, "{named:?}");
+    assert_eq!(named.stderr.trim(), format!("kreplicate: error: {want}"));
+
+    // Read granted: the next refresh copies it; the first topic's copy went on meanwhile.
+    allow(&a, "replicator", "Read", &["--topic", &found]);
+    common::produce(&a.internal(), &first, &kr::records(10, 1, "more"));
+    kr::wait_for_committed(&a.internal(), &group, &found, &[5], &mut child);
+    kr::wait_for_committed(&a.internal(), &group, &first, &[20], &mut child);
+    let mut run = kr::stop(&mut child);
+    run.stderr = fs::read_to_string(&log).unwrap();
+    assert_no_secret(&run, None);
+    assert_eq!(
+        run.stderr.lines().filter(|l| said(l)).count(),
+        1,
+        "said once: {}",
+        run.stderr
+    );
+}

@@ -58,6 +58,8 @@ mod growth;
 mod harness;
 /// a run's JSON started and seconds cover the whole run (Kafka: shared, a proxy)
 mod json_timing;
+/// no module imports one above it in the layers src/lib.rs states (no broker)
+mod layers;
 /// no chain of copies within a cluster or across two (Kafka: own)
 mod loops;
 /// --metrics-addr and --metrics-file, read by Prometheus and node_exporter (Kafka)

@@ -31,8 +31,9 @@ fn issue_12_configs_travel_drift_is_warned_then_synced() {
     let (a, b) = Kafka::pair("cfg-a", "cfg-b");
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     common::create_topic_with(ab, "compacted", 2, &SOURCE_CONFIGS);
-    common::create_topic_with(ab, "drifty", 1, &[("retention.ms", "3600000")]);
-    common::create_topic_with(bb, "drifty", 1, &[("retention.ms", "7200000")]);
+    // Retentions longer than a day: the test records are stamped a day back (kr::recent).
+    common::create_topic_with(ab, "drifty", 1, &[("retention.ms", "172800000")]);
+    common::create_topic_with(bb, "drifty", 1, &[("retention.ms", "259200000")]);
     // A compacted topic refuses records without a key (Apache Kafka).
     let mut keyed = kr::records(40, 2, "c");
     for r in &mut keyed {
@@ -57,7 +58,7 @@ fn issue_12_configs_travel_drift_is_warned_then_synced() {
     assert_eq!(plan.code, 0, "{plan:?}");
     for line in [
         "compacted: create with cleanup.policy=compact, max.message.bytes=2000000, min.compaction.lag.ms=1000, retention.ms=3600000",
-        "drifty: config differs: retention.ms: source '3600000', target '7200000'",
+        "drifty: config differs: retention.ms: source '172800000', target '259200000'",
         "records to copy: 50",
         "warning: target topic 'drifty' config retention.ms",
         "a real run would start (exit 0)",
@@ -79,7 +80,7 @@ fn issue_12_configs_travel_drift_is_warned_then_synced() {
     assert!(why.contains("'compacted' does not exist"), "{why}");
     assert_eq!(json["records_to_copy"], 50, "{json}");
     assert_eq!(
-        json["topics"][1]["config_differences"][0]["target"], "7200000",
+        json["topics"][1]["config_differences"][0]["target"], "259200000",
         "{json}"
     );
 
@@ -93,7 +94,7 @@ fn issue_12_configs_travel_drift_is_warned_then_synced() {
     ));
     assert_eq!(run.code, 0, "{run:?}");
     assert_eq!(run.json()["records"], 50);
-    let warning = "kreplicate: warning: target topic 'drifty' config retention.ms: source '3600000', target '7200000'";
+    let warning = "kreplicate: warning: target topic 'drifty' config retention.ms: source '172800000', target '259200000'";
     assert!(run.stderr.contains(warning), "{}", run.stderr);
 
     let source = common::topic_configs(ab, "compacted");
@@ -141,7 +142,7 @@ fn issue_12_configs_travel_drift_is_warned_then_synced() {
     assert_eq!(v.code, 0, "{v:?}");
     assert!(
         v.stdout
-            .contains("drifty: retention.ms: source '3600000', target '7200000'"),
+            .contains("drifty: retention.ms: source '172800000', target '259200000'"),
         "{}",
         v.stdout
     );
@@ -167,7 +168,7 @@ fn issue_12_configs_travel_drift_is_warned_then_synced() {
     let drifty = common::topic_configs(bb, "drifty");
     assert_eq!(
         drifty.get("retention.ms").map(String::as_str),
-        Some("3600000")
+        Some("172800000")
     );
     // Nothing differs any more: a plain run warns about nothing.
     let again = kr::run(&kr::caught_up_args(

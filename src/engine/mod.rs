@@ -15,6 +15,7 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::kafka;
 use crate::options::{Guarantee, RunOptions};
+use crate::preflight;
 use crate::report::{Counters, Summary};
 use crate::topics;
 use crate::{progress, trail};
@@ -54,7 +55,7 @@ impl Replicator {
             let (from, timeout) = (opts.from.clone(), opts.timeout);
             std::thread::spawn(move || topics::consumer_protocol_offered(&from, timeout))
         });
-        let found = topics::inspect(opts)?;
+        let found = preflight::inspect(opts)?;
         // Decided before anything is written: a refused protocol is bad input (issue 31).
         let offered = probe.and_then(|p| p.join().ok().flatten());
         let protocol = joins
@@ -79,7 +80,7 @@ impl Replicator {
         if let Some(why) = &settled.refusal {
             return Err(Error::usage(why.clone()));
         }
-        let topics::Applied {
+        let preflight::Applied {
             changes,
             routes,
             grown,
@@ -88,7 +89,7 @@ impl Replicator {
             stamp,
             index,
             size_limit,
-        } = topics::apply(&opts, found)?;
+        } = preflight::apply(&opts, found)?;
         announce(&counters, changes);
         log::debug!("target topics ready");
         positions::migrate(&opts, &settled)?;

@@ -121,7 +121,7 @@ pub fn translate(req: &Request<'_>) -> Result<Report> {
     // The origin headers name each cluster as the copies did: its id, else the config file's
     // `id` (a copy refuses to run without one, so a spelling of `--from` is never it).
     let id_wait = timeout.min(Duration::from_secs(5));
-    let cluster = topics::identity(&source.client().fetch_cluster_id(id_wait), req.from, "--from")
+    let cluster = crate::preflight::identity(&source.client().fetch_cluster_id(id_wait), req.from, "--from")
         .map_err(|_| {
             Error::usage(format!(
                 "the --from cluster '{}' reports no cluster id, which names it in the copies' origins: name it in the config file (clusters.<NAME>.id), as for the copy",
@@ -165,7 +165,9 @@ pub fn translate(req: &Request<'_>) -> Result<Report> {
     wanted.dedup();
     let mut found = batch::lookups(req.to, &cluster, &index, wanted, timeout)?;
     // Without an identity for the target, no copy from it stamped the source's records.
-    if let Ok(back) = topics::identity(&target.client().fetch_cluster_id(id_wait), req.to, "--to") {
+    if let Ok(back) =
+        crate::preflight::identity(&target.client().fetch_cluster_id(id_wait), req.to, "--to")
+    {
         returned(req.from, &back, &mut found, timeout)?;
     }
 

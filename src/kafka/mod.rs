@@ -1,8 +1,11 @@
 //! librdkafka client configs per guarantee: user properties first, then the settings the
 //! guarantee depends on, so a passthrough property can never undo them. Also the read-only
 //! reader and metadata clients; `reasons` says what their failures mean, `defaults` holds the
-//! defaults a user may change (the target's codec, the client id).
+//! defaults a user may change (the target's codec, the client id); `consumer` assigns and
+//! leaves a group; `admin` owns librdkafka's admin C objects (one `Native` each).
 
+pub(crate) mod admin;
+pub(crate) mod consumer;
 mod defaults;
 mod group_protocol;
 mod logs;

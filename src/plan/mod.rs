@@ -1,7 +1,7 @@
 //! `kreplicate plan`: what a copy run with the same flags would do, without writing anything.
 //!
 //! It resolves the flags like a run, checks the client properties, reads both clusters'
-//! topics and configs ([`topics::inspect`]: nothing is created or altered), and reads the
+//! topics and configs ([`preflight::inspect`]: nothing is created or altered), and reads the
 //! group's committed positions and each partition's end. The end comes from a Fetch
 //! response (librdkafka's cached watermarks), never ListOffsets LATEST, which tansu gets
 //! wrong: each partition is assigned at its start and polled until it answered; records
@@ -22,8 +22,9 @@ use crate::engine::positions;
 use crate::error::{Error, Exit, Result};
 use crate::kafka;
 use crate::options::{Guarantee, RunOptions};
+use crate::preflight;
 use crate::source::{self, classify, Polled};
-use crate::topics::{self, TopicCheck};
+use crate::topics::TopicCheck;
 
 /// Runs `plan`; prints the plan (table on stdout, or one JSON object with `--json`).
 pub fn run(args: &CopyArgs) -> Result<Exit> {
@@ -32,7 +33,7 @@ pub fn run(args: &CopyArgs) -> Result<Exit> {
     // A real run refuses bad client properties before it connects.
     kafka::consumer_config(&opts)?;
     kafka::producer_config(&opts)?;
-    let mut found = topics::inspect(&opts)?;
+    let mut found = preflight::inspect(&opts)?;
     found.compare_configs(&opts)?;
     // As a run would: the group named, its positions checked (nothing committed).
     let (source_id, target_id) = found.reported_ids();
@@ -55,7 +56,7 @@ pub fn run(args: &CopyArgs) -> Result<Exit> {
     if let (None, true) = (&found.refusal, opts.origin_header) {
         let ids = found.reported_ids();
         let ids = (ids.0.map(String::from), ids.1.map(String::from));
-        found.refusal = topics::stamp(&opts, &ids).err().map(|e| e.to_string());
+        found.refusal = preflight::stamp(&opts, &ids).err().map(|e| e.to_string());
     }
     let positions = match found.denied {
         true => HashMap::new(),

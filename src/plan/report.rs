@@ -4,13 +4,13 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
+use crate::acl::sync::AclPlan;
 use crate::kafka;
 use crate::options::{RunOptions, StartPosition};
+use crate::preflight::Inspection;
 use crate::report::JSON_VERSION;
 use crate::table;
-use crate::topics::acl_sync::AclPlan;
 use crate::topics::configs::{describe, Drift};
-use crate::topics::Inspection;
 
 /// One source partition: where the group stands and what a run would copy.
 #[derive(Debug, Clone, Serialize)]

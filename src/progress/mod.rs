@@ -4,12 +4,9 @@
 //!
 //! * this module: the display's thread, [`start`] and [`Live`];
 //! * `figures`: what the progress line says (rate, figures, sizes; pure);
-//! * `logging`: [`say`], log records, and printing above the bar;
-//! * `brokers`: a broker restart the clients ride out, said once instead of an error per retry.
+//! * `lines` (a leaf beneath every layer): [`say`], log records, and printing above the bar.
 
-mod brokers;
 mod figures;
-mod logging;
 
 use std::io::IsTerminal;
 use std::sync::atomic::Ordering;
@@ -21,8 +18,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 pub use self::figures::size;
 use self::figures::{count, message, Rate, RATE_SPAN};
-use self::logging::{draw_above, emit};
-pub use self::logging::{init_logging, say};
+use crate::lines::{draw_above, emit};
+pub use crate::lines::{init_logging, say};
 use crate::report::{Counters, Stall};
 use crate::stop::Stop;
 

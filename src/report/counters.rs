@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use super::changes::TargetChanges;
 use super::in_flight::{InFlight, Stall};
+use crate::topics::TargetChanges;
 
 #[derive(Debug)]
 pub struct Counters {

@@ -1,11 +1,10 @@
 //! What a run did: live counters (for the progress display and the metrics), and the summary
 //! printed at exit (the human line and the `--json` object).
 
-mod changes;
 mod counters;
 mod in_flight;
 
-pub use changes::{AddedPartitions, CreatedTopic, TargetChanges};
+pub use crate::topics::{AddedPartitions, CreatedTopic};
 pub use counters::{Copied, Counters, PartitionEnd};
 pub use in_flight::Stall;
 

@@ -1,6 +1,6 @@
 //! The consuming side, shared by both engines and `verify`: classifying what a poll returned,
-//! finding partition ends and source gaps, and lag; `assign`: assigning and leaving the group;
-//! `start`: where reading starts.
+//! finding partition ends and source gaps, and lag; `start`: where reading starts. Assigning
+//! and leaving the group are `kafka::consumer`'s (re-exported here), which `topics` uses too.
 
 use std::collections::BTreeMap;
 use std::ffi::CString;
@@ -14,9 +14,10 @@ use rdkafka::{Offset, TopicPartitionList};
 use crate::error::{Error, Result};
 use crate::options::{GapPolicy, RunOptions};
 
-mod assign;
 mod start;
-pub(crate) use assign::{assign, assign_with_leaders, close, group_generation, watermarks};
+pub(crate) use crate::kafka::consumer::{
+    assign, assign_with_leaders, close, group_generation, watermarks,
+};
 pub(crate) use start::{committed_positions, group_positions, Start};
 
 /// What one consumer poll means for a loop (the engines' and verify's readers alike).

@@ -56,7 +56,7 @@ pub fn config_differences(
 ///
 /// `background`: the run is already copying; a broker that cannot answer (in time, or at
 /// all: librdkafka's mock cluster has no DescribeConfigs) is then logged, not warned about.
-pub(super) fn compare_configs(
+pub(crate) fn compare_configs(
     opts: &RunOptions,
     topics: &mut [TopicCheck],
     background: bool,
@@ -120,7 +120,7 @@ pub(super) fn compare_configs(
 }
 
 /// Config drift of existing target topics, compared off the start-up path.
-pub struct LaterDrift(pub(super) Vec<TopicCheck>);
+pub struct LaterDrift(pub(crate) Vec<TopicCheck>);
 
 impl LaterDrift {
     /// The warnings a start-up check would give.

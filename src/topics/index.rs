@@ -12,7 +12,7 @@ use crate::options::RunOptions;
 use crate::trail::INDEX_TOPIC;
 
 /// Makes sure the index topic exists on the target; else says why not.
-pub(super) fn ensure(
+pub(crate) fn ensure(
     opts: &RunOptions,
     exists: bool,
     target: &Metadata,

@@ -74,7 +74,7 @@ pub fn holds_own_records(
     for p in 0..partitions {
         tpl.add_partition_offset(topic, p, Offset::Beginning).ok()?;
     }
-    let assigned = crate::source::assign_with_leaders(&reader, &tpl);
+    let assigned = kafka::consumer::assign_with_leaders(&reader, &tpl);
     // A list that went through librdkafka holds partition references until dropped.
     drop(tpl);
     assigned.ok()?;
@@ -105,7 +105,7 @@ pub fn holds_own_records(
             _ => {}
         }
     }
-    crate::source::close(&reader, opts.timeout);
+    kafka::consumer::close(&reader, opts.timeout);
     answer
 }
 

@@ -1,40 +1,32 @@
-//! Checks made before anything is copied: both clusters reachable, topics selected and
-//! mapped, target topics present (or created, configs included) with enough partitions, no
-//! copy onto itself, copied configs that differ.
+//! What is known and done about topics: both clusters reachable, topics selected and mapped,
+//! target topics created (configs included) or grown, copied configs that differ. Whether a
+//! topic is copied at all is decided in `preflight`, which reads this module.
 //!
 //! * this module: routes, metadata, selection (`--topics`, `--exclude`, `--rename`);
-//! * `check`: what a run would do to the target ([`inspect`]) and doing it ([`apply`]);
-//! * `realise`: the writes of [`apply`] and of discovery: create topics, add partitions,
-//!   set configs;
+//! * `realise`: the writes of the start and of discovery: create topics, add partitions,
+//!   set configs; `changes`: what they changed, for the summary;
 //! * `configs`: which configs travel and where a target differs (pure);
 //! * `drift`: reading both sides' configs and reporting what differs;
-//! * `discover`: looking again while a run copies (`--refresh-topics`);
 //! * `admin`: the admin client and describing topic configs;
 //! * `alter`: IncrementalAlterConfigs through librdkafka's C API;
 //! * `limits`: the smallest `max.message.bytes` of the target topics;
+//! * `loops`: which source topics are copies of the target's (loop prevention);
+//! * `index`: the positions index topic on the target;
 //! * `txn_limit`: exactly-once's transaction timeout against the target broker's limit;
-//! * `access` and `authorized`: the permissions a run needs, checked before it starts;
-//! * `acl_sync` and `acls`: `--sync-acls`, copying ACLs to the target.
 
-mod access;
-pub mod acl_sync;
-mod acls;
-mod admin;
+pub(crate) mod admin;
 mod alter;
-mod authorized;
-mod check;
+mod changes;
 pub mod configs;
-mod discover;
-mod drift;
-mod index;
+pub(crate) mod drift;
+pub(crate) mod index;
 pub mod limits;
 pub mod loops;
-mod realise;
-mod txn_limit;
+pub(crate) mod realise;
+pub(crate) mod txn_limit;
 
 pub use admin::{consumer_protocol_offered, wait_for_drops};
-pub use check::{apply, identity, inspect, stamp, Applied, Inspection};
-pub use discover::{follow_assigned, refresh, Refresh};
+pub use changes::{AddedPartitions, CreatedTopic, TargetChanges};
 pub use drift::{config_differences, TopicDrift};
 
 use self::configs::Drift;
@@ -49,7 +41,6 @@ use rdkafka::error::KafkaError;
 use crate::error::{Error, Result};
 use crate::kafka;
 use crate::options::{ClusterSpec, RunOptions, TopicSelection};
-pub use crate::report::{AddedPartitions, CreatedTopic, TargetChanges};
 use crate::shard::Shard;
 
 /// One selected topic as a run would find it.
@@ -98,7 +89,11 @@ pub(super) fn wait_for(
 }
 
 /// Both clusters' ids, where they report one.
-fn cluster_ids(opts: &RunOptions, a: &Metadata, b: &Metadata) -> (Option<String>, Option<String>) {
+pub(crate) fn cluster_ids(
+    opts: &RunOptions,
+    a: &Metadata,
+    b: &Metadata,
+) -> (Option<String>, Option<String>) {
     let timeout = opts.timeout.min(Duration::from_secs(5));
     (
         a.client().fetch_cluster_id(timeout),
@@ -164,7 +159,7 @@ pub fn metadata(
                 if told.unwrap_or(started).elapsed() >= every {
                     let now = Instant::now();
                     told = Some(now);
-                    crate::progress::say(&waiting_line(
+                    crate::lines::say(&waiting_line(
                         side,
                         spec,
                         client.context().kind(),

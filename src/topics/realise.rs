@@ -16,7 +16,7 @@ use crate::options::RunOptions;
 /// Creates the missing target topics of `topics` and adds the partitions the others lack
 /// and, with `--sync-configs`, sets the source's values of differing configs. Returns what
 /// it created and added.
-pub(super) fn realise(
+pub(crate) fn realise(
     opts: &RunOptions,
     topics: &[TopicCheck],
     target: &Metadata,
@@ -139,7 +139,7 @@ fn create_topics(
 /// pairs them; Apache Kafka; tansu answers UNSUPPORTED_FEATURE), then waits until the
 /// target's metadata shows them. An error is exit 1: a rerun after the target was grown by
 /// hand succeeds.
-pub(super) fn add_partitions(
+pub(crate) fn add_partitions(
     opts: &RunOptions,
     grow: &[(&Route, i32)],
     target: &Metadata,

@@ -228,7 +228,7 @@ fn verify(opts: &Options) -> Result<Report> {
                 partitions: r.source_partitions,
             })
             .collect();
-        let found = topics::acl_sync::compare(&opts.from, &opts.to, &copied, None, opts.timeout)?;
+        let found = crate::acl::sync::compare(&opts.from, &opts.to, &copied, None, opts.timeout)?;
         report.add_acls(found.missing);
     }
     Ok(report)

@@ -7,8 +7,8 @@ use serde::Serialize;
 use super::compare::{Example, MAX_EXAMPLES};
 use super::configs::Configs;
 use super::fingerprint::{Digest, Fingerprint};
+use crate::acl::sync::Acl;
 use crate::table;
-use crate::topics::acl_sync::Acl;
 use crate::topics::TopicDrift;
 
 /// First and last offset of the records read from a partition.

@@ -553,11 +553,18 @@ pub fn committed(bootstrap: &str, group: &str, topic: &str, partitions: i32) -> 
 /// (`read_uncommitted`) or the last stable offset (`read_committed`).
 pub fn ends(bootstrap: &str, topic: &str, partitions: i32, isolation: &str) -> Vec<i64> {
     let c = consumer(bootstrap, &[("isolation.level", isolation)]);
+    let deadline = Instant::now() + DEFAULT_TIMEOUT;
     (0..partitions)
-        .map(|p| {
-            c.fetch_watermarks(topic, p, DEFAULT_TIMEOUT)
-                .unwrap_or_else(|e| panic!("watermarks of {topic}[{p}] on {bootstrap}: {e}"))
-                .1
+        .map(|p| loop {
+            // A broker may answer NotLeaderForPartition for a moment after its metadata named
+            // it leader (a topic just created, a leader just moved): wait for it to serve.
+            match c.fetch_watermarks(topic, p, DEFAULT_TIMEOUT) {
+                Ok((_, end)) => break end,
+                Err(KafkaError::MetadataFetch(
+                    RDKafkaErrorCode::NotLeaderForPartition | RDKafkaErrorCode::LeaderNotAvailable,
+                )) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(100)),
+                Err(e) => panic!("watermarks of {topic}[{p}] on {bootstrap}: {e}"),
+            }
         })
         .collect()
 }

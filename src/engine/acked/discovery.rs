@@ -112,7 +112,7 @@ pub(super) fn follow_assigned(
     if beyond.is_empty() {
         return true;
     }
-    match topics::follow_assigned(opts, &beyond) {
+    match crate::preflight::follow_assigned(opts, &beyond) {
         Ok((grown, notices, changes)) => {
             crate::engine::announce(&shared.counters, changes);
             for g in grown {

@@ -10,9 +10,10 @@ use rdkafka::producer::{BaseProducer, ProducerContext};
 
 use crate::error::Result;
 use crate::options::RunOptions;
+use crate::preflight::{self, Refresh};
 use crate::report::Counters;
 use crate::target;
-use crate::topics::{self, Refresh, Route};
+use crate::topics::Route;
 
 /// After a deleted topic was dropped, errors the consumer had already queued for it are
 /// expected for this long.
@@ -45,7 +46,7 @@ impl Followed {
         counters: &Counters,
         producer: &BaseProducer<C>,
     ) -> Result<Option<Refresh>> {
-        let mut found = topics::refresh(opts, &self.routes, &mut self.skipped)?;
+        let mut found = preflight::refresh(opts, &self.routes, &mut self.skipped)?;
         crate::engine::announce(counters, std::mem::take(&mut found.changes));
         for w in std::mem::take(&mut found.warnings) {
             counters.notice(w);

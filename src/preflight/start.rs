@@ -1,22 +1,22 @@
-//! What a run would do to the target before copying ([`inspect`], which writes nothing, so
-//! `kreplicate plan` can show it), and doing it ([`apply`], through `realise`): create missing
-//! topics with the source's partitions and configs, set differing configs with
-//! `--sync-configs`.
+//! What a run would do before copying ([`inspect`], which writes nothing, so `kreplicate
+//! plan` can show it; each topic admitted by [`admission`]), and doing it ([`apply`], through
+//! `topics::realise`): create missing topics with the source's partitions and configs, set
+//! differing configs with `--sync-configs`.
 
 use std::collections::BTreeMap;
 
-use super::access;
-use super::acl_sync::{self, AclPlan};
-use super::drift::{compare_configs, LaterDrift};
-use super::realise::realise;
-use super::{
-    cluster_ids, index, loops, metadata, same_cluster, select, Metadata, Route, TargetChanges,
-    TopicCheck,
-};
+use super::admission::{self, admit, Ground, Verdict};
+use crate::acl::sync::{self as acl_sync, AclPlan};
 use crate::error::{Error, Result};
 use crate::kafka;
 use crate::options::{ClusterSpec, RunOptions};
 use crate::origin::Stamp;
+use crate::topics::drift::{compare_configs, LaterDrift};
+use crate::topics::realise::realise;
+use crate::topics::{
+    cluster_ids, index, loops, metadata, same_cluster, select, Metadata, Route, TargetChanges,
+    TopicCheck,
+};
 use crate::trail::INDEX_TOPIC;
 
 /// Everything [`inspect`] found.
@@ -106,51 +106,46 @@ pub fn inspect(opts: &RunOptions) -> Result<Inspection> {
     )?;
     let (target_meta, target_topics) =
         target.map_err(|_| Error::failed("the target check thread panicked"))??;
-    let mut refusal = None;
     let ids = cluster_ids(opts, &source_meta, &target_meta);
     let mut warnings = Vec::new();
-    let routes = not_loops(opts, &ids, routes, &target_topics, &mut warnings)?;
-    if same_cluster(opts, &ids) {
-        if let Some(r) = routes.iter().find(|r| r.source == r.target) {
-            refusal = Some(format!(
-                "refusing to copy topic '{}' onto itself (same cluster, same name): use --rename",
-                r.source
-            ));
-        }
-    }
-    let mut topics: Vec<TopicCheck> = routes
+    let ground = Ground {
+        opts,
+        same_cluster: same_cluster(opts, &ids),
+        target: &target_topics,
+    };
+    let verdicts: Vec<(Route, Verdict)> = routes
         .into_iter()
-        .map(|route| TopicCheck {
+        .map(|r| {
+            let v = admit(&ground, &r, &|r| own_records(opts, &ids, r));
+            (r, v)
+        })
+        .collect();
+    let verdicts = not_loops(opts, verdicts, &mut warnings)?;
+    // A copy onto itself is named first, then the first target that cannot take its topic.
+    let refusals = |onto: bool| {
+        verdicts
+            .iter()
+            .filter(|(_, v)| (*v == Verdict::OntoItself) == onto)
+            .find_map(|(r, v)| v.start_refusal(r, opts))
+    };
+    let mut refusal = refusals(true).or_else(|| refusals(false));
+    let mut topics: Vec<TopicCheck> = verdicts
+        .into_iter()
+        .map(|(route, _)| TopicCheck {
             target_partitions: target_topics.get(&route.target).copied(),
             route,
             create_configs: BTreeMap::new(),
             drift: Vec::new(),
         })
         .collect();
-    for t in &topics {
-        let r = &t.route;
-        let why = match t.target_partitions {
-            // With --create-topics, [`realise`] adds the missing partitions.
-            Some(n) if n < r.partitions && !opts.create_topics => format!(
-                "target topic '{}' has {n} partitions, fewer than the {} of source topic '{}': add partitions to the target, or pass --create-topics",
-                r.target, r.partitions, r.source
-            ),
-            None if !opts.create_topics => format!(
-                "target topic '{}' does not exist on '{}': create it with {} partitions, or pass --create-topics",
-                r.target, opts.to.name, r.partitions
-            ),
-            _ => continue,
-        };
-        refusal.get_or_insert(why);
-    }
     let mut denied = false;
     if refusal.is_none() {
-        refusal = access::refusal_for(opts, &topics);
+        refusal = admission::refusal(opts, &admission::permissions(opts, &topics));
         denied = refusal.is_some();
         log::debug!("checked the permissions");
     }
     if refusal.is_none() {
-        refusal = super::txn_limit::refusal(opts, &target_meta);
+        refusal = crate::topics::txn_limit::refusal(opts, &target_meta);
     }
     let mut acls = None;
     if refusal.is_none() && opts.sync_acls {
@@ -188,27 +183,15 @@ pub fn inspect(opts: &RunOptions) -> Result<Inspection> {
 /// Leaves out the routes that would grow a chain of copies (see [`loops`]), saying so.
 fn not_loops(
     opts: &RunOptions,
-    ids: &(Option<String>, Option<String>),
-    routes: Vec<Route>,
-    target_topics: &std::collections::HashMap<String, i32>,
+    verdicts: Vec<(Route, Verdict)>,
     warnings: &mut Vec<String>,
-) -> Result<Vec<Route>> {
+) -> Result<Vec<(Route, Verdict)>> {
     let (mut keep, mut own, mut copies) = (Vec::new(), Vec::new(), Vec::new());
-    let same = same_cluster(opts, ids);
-    let check_copies = !same
-        && opts.create_topics
-        && opts.origin_header
-        && matches!(opts.topics, crate::options::TopicSelection::Regex(_));
-    for r in routes {
-        if same && loops::own_output(&opts.rename, &opts.topics, opts.exclude.as_ref(), &r.source) {
-            own.push(r.source);
-        } else if check_copies
-            && !target_topics.contains_key(&r.target)
-            && !own_records(opts, ids, &r)
-        {
-            copies.push(r.source);
-        } else {
-            keep.push(r);
+    for (r, v) in verdicts {
+        match v {
+            Verdict::OwnOutput => own.push(r.source),
+            Verdict::OnlyCopies => copies.push(r.source),
+            _ => keep.push((r, v)),
         }
     }
     if !own.is_empty() {
@@ -270,8 +253,9 @@ pub fn apply(opts: &RunOptions, found: Inspection) -> Result<Applied> {
         .collect();
     // The size limits are read while the index is checked: a round trip each.
     let (size_limit, index) = std::thread::scope(|s| {
-        let limits =
-            s.spawn(|| super::limits::smallest(&opts.to, &found.target, &targets, opts.timeout));
+        let limits = s.spawn(|| {
+            crate::topics::limits::smallest(&opts.to, &found.target, &targets, opts.timeout)
+        });
         let index = match stamp {
             Some(_) => index::ensure(opts, found.index_exists, &found.target),
             None => Err("--no-origin-header".into()),

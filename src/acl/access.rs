@@ -3,9 +3,9 @@
 //! is refused as the `kafka-acls` line that grants it. A broker that does not say (librdkafka's
 //! mock cluster, an old broker) is not checked here; its refusals come from the copy itself.
 
-use super::authorized::{Granted, Op, Resource};
-use super::{admin, authorized, TopicCheck};
+use super::authorized::{self, Granted, Op, Resource};
 use crate::options::{ClusterSpec, Guarantee, RunOptions};
+use crate::topics::{admin, TopicCheck};
 
 /// One operation on one resource of one side.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -141,8 +141,8 @@ pub fn refusal(from: &ClusterSpec, to: &ClusterSpec, missing: &[&Need]) -> Optio
     ))
 }
 
-/// Why the run's principals may not make this run, if a broker says so.
-pub fn refusal_for(opts: &RunOptions, topics: &[TopicCheck]) -> Option<String> {
+/// What the run's principals may not do to copy `topics`, where a broker says so.
+pub fn missing_for(opts: &RunOptions, topics: &[TopicCheck]) -> Vec<Need> {
     let sources: Vec<String> = topics.iter().map(|t| t.route.source.clone()).collect();
     let targets: Vec<(String, bool)> = topics
         .iter()
@@ -171,9 +171,12 @@ pub fn refusal_for(opts: &RunOptions, topics: &[TopicCheck]) -> Option<String> {
     // --sync-acls's Describe on each cluster is known from the cluster's authorised operations
     // only: librdkafka 2.12 drops DescribeAcls' own CLUSTER_AUTHORIZATION_FAILED (the answer
     // reads as "no ACLs"), so a refused DescribeAcls cannot be told from an empty one.
-    let mut gone = missing(&needs, &source, &target);
+    let mut gone: Vec<Need> = missing(&needs, &source, &target)
+        .into_iter()
+        .cloned()
+        .collect();
     gone.sort();
-    refusal(&opts.from, &opts.to, &gone)
+    gone
 }
 
 #[cfg(test)]

@@ -1,5 +1,7 @@
 //! Lines on stderr: [`say`] prints above the progress bar (time-stamped off a terminal), and
-//! `-v`/`RUST_LOG` log records go the same way.
+//! `-v`/`RUST_LOG` log records go the same way; `brokers`: a broker restart the clients ride
+//! out, said once instead of an error per retry. A leaf: whoever must say something while a
+//! bar may be drawn (`topics` waiting for a cluster, too) says it here.
 
 use std::io::IsTerminal;
 use std::sync::Mutex;
@@ -7,7 +9,9 @@ use std::time::{Duration, SystemTime};
 
 use indicatif::ProgressBar;
 
-use super::brokers::{self, Seen};
+mod brokers;
+
+use self::brokers::Seen;
 
 /// The bar currently drawn, if any: `say` prints above it instead of through it.
 static ACTIVE: Mutex<Option<ProgressBar>> = Mutex::new(None);
@@ -18,7 +22,7 @@ pub fn say(line: &str) {
     emit(line, !std::io::stderr().is_terminal());
 }
 
-pub(super) fn emit(line: &str, stamped: bool) {
+pub(crate) fn emit(line: &str, stamped: bool) {
     let line = if stamped {
         format!(
             "{} {line}",
@@ -35,7 +39,7 @@ pub(super) fn emit(line: &str, stamped: bool) {
 }
 
 /// The bar lines are printed above from now on, or none.
-pub(super) fn draw_above(bar: Option<ProgressBar>) {
+pub(crate) fn draw_above(bar: Option<ProgressBar>) {
     *ACTIVE.lock().unwrap_or_else(|e| e.into_inner()) = bar;
 }
 

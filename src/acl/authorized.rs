@@ -4,11 +4,13 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::ffi::{CStr, CString};
+use std::os::raw::c_char;
 use std::time::{Duration, Instant};
 
 use rdkafka_sys as sys;
 
-use super::admin::Admin;
+use crate::kafka::admin::{text, Native, Request};
+use crate::topics::admin::Admin;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Op {
@@ -93,15 +95,12 @@ pub type Granted = HashMap<Resource, BTreeSet<Op>>;
 /// What the broker does not answer is left out (not checked).
 pub fn granted(admin: &Admin, topics: &[String], group: &str, timeout: Duration) -> Granted {
     let mut out = Granted::new();
-    let rk = admin.inner().native_ptr();
-    let request = Request::new(rk, timeout);
+    let Ok(request) = Request::new(admin.inner().native_ptr(), timeout) else {
+        return out;
+    };
     let Ok(group) = CString::new(group) else {
         return out;
     };
-    let names: Vec<CString> = topics
-        .iter()
-        .filter_map(|t| CString::new(t.as_str()).ok())
-        .collect();
     // A group coordinator that is still loading (a broker just started or moved the group)
     // is asked again until the timeout.
     let deadline = Instant::now() + timeout;
@@ -132,54 +131,89 @@ pub fn granted(admin: &Admin, topics: &[String], group: &str, timeout: Duration)
     if !said {
         return out;
     }
-    // SAFETY: `rk` is the admin client's live handle; the names outlive the calls that read
-    // them, and results are read before the `Event` that owns them is dropped.
-    unsafe {
-        if !names.is_empty() {
-            let mut ptrs: Vec<*const std::os::raw::c_char> =
-                names.iter().map(|n| n.as_ptr()).collect();
-            let collection =
-                sys::rd_kafka_TopicCollection_of_topic_names(ptrs.as_mut_ptr(), ptrs.len());
-            let op = sys::rd_kafka_admin_op_t::RD_KAFKA_ADMIN_OP_DESCRIBETOPICS;
-            let event = request.send(op, |o, q| {
-                sys::rd_kafka_DescribeTopics(rk, collection, o, q)
-            });
-            sys::rd_kafka_TopicCollection_destroy(collection);
-            if let Some(event) = event {
-                let result = sys::rd_kafka_event_DescribeTopics_result(event.0);
-                let mut n = 0usize;
-                let descs = sys::rd_kafka_DescribeTopics_result_topics(result, &mut n);
-                for i in 0..n {
-                    let d = *descs.add(i);
-                    let name = CStr::from_ptr(sys::rd_kafka_TopicDescription_name(d));
-                    let mut cnt = 0usize;
-                    let ops = sys::rd_kafka_TopicDescription_authorized_operations(d, &mut cnt);
-                    let error = sys::rd_kafka_TopicDescription_error(d);
-                    if let Some(ops) = operations(ops, cnt, error) {
-                        out.insert(Resource::Topic(name.to_string_lossy().into_owned()), ops);
-                    }
-                }
-            }
-        }
-        let op = sys::rd_kafka_admin_op_t::RD_KAFKA_ADMIN_OP_DESCRIBECLUSTER;
-        match request.answer(op, |o, q| sys::rd_kafka_DescribeCluster(rk, o, q)) {
-            Ok(event) => {
-                let result = sys::rd_kafka_event_DescribeCluster_result(event.0);
+    if !topics.is_empty() {
+        out.extend(describe_topics(&request, topics));
+    }
+    let op = sys::rd_kafka_admin_op_t::RD_KAFKA_ADMIN_OP_DESCRIBECLUSTER;
+    // SAFETY: the call starts one DescribeCluster on the options and queue given.
+    let answer =
+        unsafe { request.answer(op, |o, q| sys::rd_kafka_DescribeCluster(request.rk(), o, q)) };
+    match answer {
+        Ok(event) => {
+            // SAFETY: `event` is live; the result and its operations live as long as it does.
+            let ops = unsafe {
+                let result = sys::rd_kafka_event_DescribeCluster_result(event.ptr());
                 let mut cnt = 0usize;
                 let ops =
                     sys::rd_kafka_DescribeCluster_result_authorized_operations(result, &mut cnt);
-                if let Some(ops) = operations(ops, cnt, std::ptr::null()) {
-                    out.insert(Resource::Cluster, ops);
-                }
+                operations(ops, cnt, std::ptr::null())
+            };
+            if let Some(ops) = ops {
+                out.insert(Resource::Cluster, ops);
             }
-            // Not even allowed to describe the cluster: nothing is allowed on it.
-            Err(f)
-                if f.code
-                    == sys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED =>
-            {
-                out.insert(Resource::Cluster, BTreeSet::new());
-            }
-            Err(_) => {}
+        }
+        // Not even allowed to describe the cluster: nothing is allowed on it.
+        Err(f)
+            if f.code
+                == sys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED =>
+        {
+            out.insert(Resource::Cluster, BTreeSet::new());
+        }
+        Err(_) => {}
+    }
+    out
+}
+
+/// DescribeTopics for `topics`, with their authorised operations: those a broker said.
+fn describe_topics(request: &Request, topics: &[String]) -> Granted {
+    let mut out = Granted::new();
+    let names: Vec<CString> = topics
+        .iter()
+        .filter_map(|t| CString::new(t.as_str()).ok())
+        .collect();
+    let mut ptrs: Vec<*const c_char> = names.iter().map(|n| n.as_ptr()).collect();
+    // SAFETY: the names outlive the call, which copies them; the collection is ours.
+    let collection = unsafe {
+        Native::from_ptr(sys::rd_kafka_TopicCollection_of_topic_names(
+            ptrs.as_mut_ptr(),
+            ptrs.len(),
+        ))
+    };
+    let Some(collection) = collection else {
+        return out;
+    };
+    let op = sys::rd_kafka_admin_op_t::RD_KAFKA_ADMIN_OP_DESCRIBETOPICS;
+    // SAFETY: the call starts one DescribeTopics on the options and queue given; the
+    // collection is live and copied by the call.
+    let answer = unsafe {
+        request.answer(op, |o, q| {
+            sys::rd_kafka_DescribeTopics(request.rk(), collection.ptr(), o, q)
+        })
+    };
+    let Ok(event) = answer else {
+        return out;
+    };
+    let mut n = 0usize;
+    // SAFETY: `event` is live; the result and its descriptions live as long as it does.
+    let descs = unsafe {
+        let result = sys::rd_kafka_event_DescribeTopics_result(event.ptr());
+        sys::rd_kafka_DescribeTopics_result_topics(result, &mut n)
+    };
+    for i in 0..n {
+        // SAFETY: `descs` holds `n` descriptions, live while `event` is; the name is copied
+        // and the operations read while they are.
+        let (name, ops) = unsafe {
+            let d = *descs.add(i);
+            let mut cnt = 0usize;
+            let ops = sys::rd_kafka_TopicDescription_authorized_operations(d, &mut cnt);
+            let error = sys::rd_kafka_TopicDescription_error(d);
+            (
+                text(sys::rd_kafka_TopicDescription_name(d)),
+                operations(ops, cnt, error),
+            )
+        };
+        if let Some(ops) = ops {
+            out.insert(Resource::Topic(name), ops);
         }
     }
     out
@@ -206,18 +240,22 @@ fn describe_group(request: &Request, group: &CStr) -> GroupAnswer {
         ops: None,
         code: None,
     };
-    let rk = request.rk;
-    // SAFETY: `rk` is the admin client's live handle; `group` outlives the call that reads it,
-    // and the results are read before the `Event` that owns them is dropped.
+    let mut groups = [group.as_ptr()];
+    let op = sys::rd_kafka_admin_op_t::RD_KAFKA_ADMIN_OP_DESCRIBECONSUMERGROUPS;
+    // SAFETY: the call starts one DescribeConsumerGroups on the options and queue given;
+    // `group` outlives it, and it copies the name.
+    let event = unsafe {
+        request.answer(op, |o, q| {
+            sys::rd_kafka_DescribeConsumerGroups(request.rk(), groups.as_mut_ptr(), 1, o, q)
+        })
+    };
+    let Ok(event) = event else {
+        return answer;
+    };
+    // SAFETY: `event` is live; the result, its description and the description's error and
+    // operations live as long as it does, and are read here.
     unsafe {
-        let mut groups = [group.as_ptr()];
-        let op = sys::rd_kafka_admin_op_t::RD_KAFKA_ADMIN_OP_DESCRIBECONSUMERGROUPS;
-        let Some(event) = request.send(op, |o, q| {
-            sys::rd_kafka_DescribeConsumerGroups(rk, groups.as_mut_ptr(), 1, o, q)
-        }) else {
-            return answer;
-        };
-        let result = sys::rd_kafka_event_DescribeConsumerGroups_result(event.0);
+        let result = sys::rd_kafka_event_DescribeConsumerGroups_result(event.ptr());
         let mut n = 0usize;
         let descs = sys::rd_kafka_DescribeConsumerGroups_result_groups(result, &mut n);
         if n == 0 {
@@ -260,105 +298,4 @@ unsafe fn operations(
             .filter_map(|op| Op::from_sys(*op))
             .collect(),
     )
-}
-
-/// One admin request at a time on a queue of its own, with authorised operations asked for
-/// (where the request has them).
-pub(super) struct Request {
-    rk: *mut sys::rd_kafka_t,
-    queue: *mut sys::rd_kafka_queue_t,
-    timeout_ms: i32,
-}
-
-/// An answer; destroyed (with every result it owns) on drop.
-pub(super) struct Event(pub(super) *mut sys::rd_kafka_event_t);
-
-/// Why a request as a whole failed: librdkafka's code and message.
-#[derive(Debug)]
-pub(super) struct Failure {
-    pub code: sys::rd_kafka_resp_err_t,
-    pub message: String,
-}
-
-impl Drop for Event {
-    fn drop(&mut self) {
-        // SAFETY: the event came from rd_kafka_queue_poll and is destroyed once.
-        unsafe { sys::rd_kafka_event_destroy(self.0) }
-    }
-}
-
-impl Request {
-    pub(super) fn new(rk: *mut sys::rd_kafka_t, timeout: Duration) -> Request {
-        // SAFETY: `rk` is a live client handle.
-        let queue = unsafe { sys::rd_kafka_queue_new(rk) };
-        let timeout_ms = timeout.as_millis().min(i32::MAX as u128) as i32;
-        Request {
-            rk,
-            queue,
-            timeout_ms,
-        }
-    }
-
-    /// Sends with `call(options, queue)` and waits for its answer; `None` when there is none
-    /// in time or the request failed as a whole (an API the broker does not have).
-    ///
-    /// # Safety
-    /// `call` must start one admin request of `op` on the queue it is given.
-    unsafe fn send(
-        &self,
-        op: sys::rd_kafka_admin_op_t,
-        call: impl FnOnce(*mut sys::rd_kafka_AdminOptions_t, *mut sys::rd_kafka_queue_t),
-    ) -> Option<Event> {
-        self.answer(op, call).ok()
-    }
-
-    /// As [`Request::send`], with why there is no answer.
-    ///
-    /// # Safety
-    /// `call` must start one admin request of `op` on the queue it is given.
-    pub(super) unsafe fn answer(
-        &self,
-        op: sys::rd_kafka_admin_op_t,
-        call: impl FnOnce(*mut sys::rd_kafka_AdminOptions_t, *mut sys::rd_kafka_queue_t),
-    ) -> Result<Event, Failure> {
-        let options = sys::rd_kafka_AdminOptions_new(self.rk, op);
-        let mut errstr = [0 as std::os::raw::c_char; 256];
-        sys::rd_kafka_AdminOptions_set_request_timeout(
-            options,
-            self.timeout_ms,
-            errstr.as_mut_ptr(),
-            errstr.len(),
-        );
-        let err = sys::rd_kafka_AdminOptions_set_include_authorized_operations(options, 1);
-        if !err.is_null() {
-            sys::rd_kafka_error_destroy(err);
-        }
-        call(options, self.queue);
-        sys::rd_kafka_AdminOptions_destroy(options);
-        let event = sys::rd_kafka_queue_poll(self.queue, self.timeout_ms.saturating_add(1000));
-        if event.is_null() {
-            return Err(Failure {
-                code: sys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR__TIMED_OUT,
-                message: format!("no answer within {} ms", self.timeout_ms),
-            });
-        }
-        let event = Event(event);
-        let code = sys::rd_kafka_event_error(event.0);
-        if code == sys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR {
-            return Ok(event);
-        }
-        let text = sys::rd_kafka_event_error_string(event.0);
-        let message = match text.is_null() {
-            true => format!("{code:?}"),
-            false => CStr::from_ptr(text).to_string_lossy().into_owned(),
-        };
-        Err(Failure { code, message })
-    }
-}
-
-impl Drop for Request {
-    fn drop(&mut self) {
-        // SAFETY: the queue was created in `new` and is destroyed once.
-        unsafe { sys::rd_kafka_queue_destroy(self.queue) }
-    }
 }

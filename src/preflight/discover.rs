@@ -1,6 +1,6 @@
 //! Continuous discovery: a run without `--until-caught-up` looks at the source's topics
-//! again every `--refresh-topics`. New matching topics are checked like the first ones (and
-//! created with `--create-topics`), deleted ones stop being copied, and a partition count
+//! again every `--refresh-topics`. New matching topics pass the start's admission rule
+//! ([`admission`], permissions included; created with `--create-topics`), deleted ones stop being copied, and a partition count
 //! that grew is followed only when the target has (or, with `--create-topics`, gets) as many
 //! partitions: a record always keeps its partition number, so it is never copied into the
 //! wrong one.
@@ -9,14 +9,15 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::acl_sync;
-use super::check::own_records;
-use super::drift::compare_configs;
-use super::realise::{add_partitions, realise};
-use super::{cluster_ids, loops, metadata, same_cluster, Route};
-use super::{TargetChanges, TopicCheck};
+use super::admission::{self, admit, Ground};
+use super::start::own_records;
+use crate::acl::sync as acl_sync;
 use crate::error::{Error, Result};
 use crate::options::{RunOptions, TopicSelection};
+use crate::topics::drift::compare_configs;
+use crate::topics::realise::{add_partitions, realise};
+use crate::topics::{cluster_ids, metadata, same_cluster, Metadata, Route};
+use crate::topics::{TargetChanges, TopicCheck};
 
 /// How the source's topics moved since the last look.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -193,39 +194,46 @@ fn refresh_topics(
         opts.exclude.as_ref(),
         &opts.rename,
     );
+    // Each new topic passes the start's rule; one left out is said once (`skipped`) and looked
+    // at again at the next refresh.
+    let mut checks = Vec::new();
     if !found.added.is_empty() {
         let ids = cluster_ids(opts, &source_meta, &target_meta);
-        let same = same_cluster(opts, &ids);
-        let regex = matches!(opts.topics, TopicSelection::Regex(_));
-        found.added.retain(|r| {
-            let why = if same
-                && loops::own_output(&opts.rename, &opts.topics, opts.exclude.as_ref(), &r.source)
-            {
-                format!(
-                    "new source topic '{}' is not copied: this run writes to it on the same cluster (--rename makes it from a selected topic)",
-                    r.source
-                )
-            } else if !same
-                && regex
-                && opts.create_topics
-                && opts.origin_header
-                && !target.contains_key(&r.target)
-                && !own_records(opts, &ids, r)
-            {
-                format!(
-                    "new source topic '{}' is not copied yet: it holds nothing but copies from the target cluster, or no record at all (its target is created once it holds a record of its own)",
-                    r.source
-                )
-            } else {
-                return true;
-            };
-            if skipped.insert(r.source.clone()) {
-                out.warnings.push(why);
+        let ground = Ground {
+            opts,
+            same_cluster: same_cluster(opts, &ids),
+            target: &target,
+        };
+        for r in std::mem::take(&mut found.added) {
+            let verdict = admit(&ground, &r, &|r| own_records(opts, &ids, r));
+            match verdict.discovery_line(&r, opts) {
+                Some(why) => skip(skipped, &mut out.warnings, &r, why),
+                None => checks.push(TopicCheck {
+                    target_partitions: target.get(&r.target).copied(),
+                    route: r,
+                    create_configs: Default::default(),
+                    drift: Vec::new(),
+                }),
             }
-            false
-        });
+        }
+        if !checks.is_empty() {
+            let missing = admission::permissions(opts, &checks);
+            checks.retain(
+                |c| match admission::refusal_for_topic(opts, &missing, &c.route) {
+                    Some(why) => {
+                        let line = admission::left_out(&c.route, &why);
+                        skip(skipped, &mut out.warnings, &c.route, line);
+                        false
+                    }
+                    None => {
+                        skipped.remove(&c.route.source);
+                        true
+                    }
+                },
+            );
+        }
     }
-    if found.is_empty() {
+    if found.is_empty() && checks.is_empty() {
         return Ok(out);
     }
     for r in &found.deleted {
@@ -245,39 +253,13 @@ fn refresh_topics(
         }
         out.changed = true;
     }
-    let mut checks = Vec::new();
-    for r in found.added {
-        let have = target.get(&r.target).copied();
-        let why = match have {
-            Some(n) if n < r.partitions && !opts.create_topics => format!(
-                "new source topic '{}' is not copied: target topic '{}' has {n} partitions, fewer than its {}; add partitions to the target",
-                r.source, r.target, r.partitions
-            ),
-            None if !opts.create_topics => format!(
-                "new source topic '{}' is not copied: target topic '{}' does not exist on '{}'; create it with {} partitions (it is picked up at the next refresh), or run with --create-topics",
-                r.source, r.target, opts.to.name, r.partitions
-            ),
-            _ => {
-                skipped.remove(&r.source);
-                checks.push(TopicCheck {
-                    route: r,
-                    target_partitions: have,
-                    create_configs: Default::default(),
-                    drift: Vec::new(),
-                });
-                continue;
-            }
-        };
-        if skipped.insert(r.source.clone()) {
-            out.warnings.push(why);
-        }
-    }
     if !checks.is_empty() {
         out.warnings
             .extend(compare_configs(opts, &mut checks, false)?);
         out.changes.extend(realise(opts, &checks, &target_meta)?);
         let targets: Vec<&str> = checks.iter().map(|c| c.route.target.as_str()).collect();
-        out.size_limit = super::limits::smallest(&opts.to, &target_meta, &targets, opts.timeout);
+        out.size_limit =
+            crate::topics::limits::smallest(&opts.to, &target_meta, &targets, opts.timeout);
         for c in checks {
             out.warnings.push(format!(
                 "new source topic '{}' ({} partitions) is copied to '{}'{}",
@@ -298,6 +280,13 @@ fn refresh_topics(
     Ok(out)
 }
 
+/// Leaves a new topic out, saying `why` the first time.
+fn skip(skipped: &mut BTreeSet<String>, warnings: &mut Vec<String>, r: &Route, why: String) {
+    if skipped.insert(r.source.clone()) {
+        warnings.push(why);
+    }
+}
+
 /// Makes the target follow a source topic that grew to `r.partitions` (it has as many, or
 /// gets them with `--create-topics`), else the run stops; returns the notice and the
 /// partitions added.
@@ -305,7 +294,7 @@ fn follow_growth(
     opts: &RunOptions,
     r: &Route,
     target: &HashMap<String, i32>,
-    target_meta: &super::Metadata,
+    target_meta: &Metadata,
 ) -> Result<(String, TargetChanges)> {
     let have = target.get(&r.target).copied().unwrap_or_default();
     let mut changes = TargetChanges::default();

@@ -1,5 +1,5 @@
-//! Assigning source partitions and leaving the group: the consumer's requests beside the
-//! poll, with the waits librdkafka 2.12 needs around them.
+//! Assigning partitions and leaving the group: the consumer's requests beside the poll, with
+//! the waits librdkafka 2.12 needs around them. Below `source` and `topics`, which both read.
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -25,7 +25,7 @@ pub(crate) fn close<C: ConsumerContext>(consumer: &BaseConsumer<C>, timeout: Dur
 }
 
 /// Assigns source partitions, reading each from scratch: librdkafka keeps an application
-/// pause across assignments, so a partition [`super::Ends::check`] paused at its end would never be
+/// pause across assignments, so a partition `source::Ends::check` paused at its end would never be
 /// fetched again after a lost assignment or an aborted transaction moved it back.
 pub(crate) fn assign<C: ConsumerContext>(
     consumer: &BaseConsumer<C>,

@@ -20,10 +20,11 @@ use super::access::{self, Need};
 pub use super::acls::{Acl, Kind};
 
 use super::acls;
-use super::authorized::{Failure, Op, Resource};
-use super::{admin, Route};
+use super::authorized::{Op, Resource};
 use crate::error::{Error, Result};
+use crate::kafka::admin::Failure;
 use crate::options::{ClusterSpec, RunOptions, TopicSelection};
+use crate::topics::{admin, Route};
 
 use rdkafka_sys::rd_kafka_resp_err_t as E;
 
