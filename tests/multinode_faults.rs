@@ -412,8 +412,8 @@ fn endtxn_lines(run: &Live, from: usize) -> Vec<String> {
 /// node killed -9 and its connections cut (the late answer dropped) well within those 1.5 s:
 /// the EndTxn is on its way when the coordinator dies, by construction. Then the same while an
 /// abort is under way: the requests to another node are held until the open transaction's
-/// records time out (`--delivery-timeout 10s`; a commit waits that plus 5 s, which the
-/// coordinator's failover must fit in), and the kill is gated on
+/// records time out (`--delivery-timeout 20s`; a commit waits that plus 5 s, which the
+/// coordinator's failover must fit in: 10 s was too short at a load of 30), and the kill is gated on
 /// `-> AbortingTransaction`. The run goes on through both (the first node back in between,
 /// the second left down); the copy is exact.
 #[test]
@@ -430,7 +430,7 @@ fn issue_30_the_targets_transaction_coordinator_killed_during_an_end_txn_commit_
         &topic,
         "exactly-once",
         "debug",
-        &["--to-property", "debug=eos", "--delivery-timeout", "10s"],
+        &["--to-property", "debug=eos", "--delivery-timeout", "20s"],
     );
     run.wait_copied(0.0, "its start", Duration::from_secs(90));
     // kreplicate's producer identity: the group and the static shard (1/1).
