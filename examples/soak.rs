@@ -4,6 +4,7 @@
 //! soak write --bootstrap A --topic T --partitions 3 --seed 7 --status w.json --stop stop-file
 //! soak check --bootstrap B --topic T --partitions 3 --guarantee exactly-once --status c.json --stop stop-file
 //! soak final --source A --target B --topic T --partitions 3 --guarantee exactly-once
+//! soak proxy --listen P1,P2,P3 --upstream U1,U2,U3 --control ctl
 //! ```
 //!
 //! `write` never stops (until the stop file appears): an idempotent producer, each record's key
@@ -13,7 +14,15 @@
 //! it a duplicate (a violation under exactly-once); the status file holds its figures every
 //! second. `final` reads both ends to their end and checks record by record: missing (in the
 //! source, not in the target), duplicates, order (first copies in source order). Each prints
-//! one JSON object; exit 1 when a check fails.
+//! one JSON object; exit 1 when a check fails. `proxy` forwards each listen port to its
+//! upstream port (the target's nodes advertise the proxies) and applies the fault the control
+//! file names, `NODE MODE [MS]` (MODE: pass, hold, hold_requests, latency, flap), as it changes:
+//! `flap MS` cuts every connection to the node and holds new ones for MS/2, then forwards for
+//! MS/2, over and over.
+
+#[allow(dead_code)]
+#[path = "../tests/common/proxy.rs"]
+mod proxy;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -71,6 +80,15 @@ enum Cmd {
         #[arg(long)]
         stop: PathBuf,
     },
+    /// Forward ports to brokers, applying the faults a control file names
+    Proxy {
+        #[arg(long, value_delimiter = ',')]
+        listen: Vec<u16>,
+        #[arg(long, value_delimiter = ',')]
+        upstream: Vec<u16>,
+        #[arg(long)]
+        control: PathBuf,
+    },
     /// Compare the whole target with the whole source, record by record
     Final {
         #[arg(long)]
@@ -104,6 +122,11 @@ fn main() -> ExitCode {
             status,
             stop,
         } => check(&bootstrap, &topic, partitions, &guarantee, &status, &stop),
+        Cmd::Proxy {
+            listen,
+            upstream,
+            control,
+        } => run_proxies(&listen, &upstream, &control),
         Cmd::Final {
             source,
             target,
@@ -422,4 +445,67 @@ fn final_check(
         })
     );
     Ok(ok)
+}
+
+/// One proxy per node; the control file's fault applies to one of them, the others pass.
+fn run_proxies(listen: &[u16], upstream: &[u16], control: &Path) -> anyhow::Result<bool> {
+    anyhow::ensure!(
+        listen.len() == upstream.len(),
+        "one upstream per listen port"
+    );
+    let proxies = listen
+        .iter()
+        .zip(upstream)
+        .map(|(l, u)| {
+            Ok(proxy::Proxy::start(
+                std::net::TcpListener::bind(("127.0.0.1", *l))?,
+                *u,
+            ))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let mut current = String::new();
+    let mut flap_at = Instant::now();
+    let mut flap_down = false;
+    loop {
+        let want = std::fs::read_to_string(control).unwrap_or_default();
+        let want = want.trim().to_string();
+        let words: Vec<&str> = want.split_whitespace().collect();
+        let node = words.first().and_then(|n| n.parse::<usize>().ok());
+        let mode = words.get(1).copied().unwrap_or("pass");
+        let ms = words
+            .get(2)
+            .and_then(|m| m.parse::<u64>().ok())
+            .unwrap_or(1000);
+        if want != current {
+            for p in &proxies {
+                p.resume();
+                p.latency(Duration::ZERO);
+            }
+            if let Some(p) = node.and_then(|n| proxies.get(n.wrapping_sub(1))) {
+                match mode {
+                    "hold" => p.hold(),
+                    "hold_requests" => p.hold_requests(),
+                    "latency" => p.latency(Duration::from_millis(ms)),
+                    _ => {}
+                }
+            }
+            eprintln!("proxy: {want:?}");
+            current = want.clone();
+            flap_down = false;
+            flap_at = Instant::now();
+        }
+        if mode == "flap" && flap_at.elapsed() >= Duration::from_millis(ms / 2) {
+            if let Some(p) = node.and_then(|n| proxies.get(n.wrapping_sub(1))) {
+                flap_down = !flap_down;
+                if flap_down {
+                    p.hold();
+                    p.cut();
+                } else {
+                    p.resume();
+                }
+            }
+            flap_at = Instant::now();
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }

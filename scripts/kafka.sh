@@ -16,8 +16,8 @@
 #       on the StandardAuthorizer (no ACL = denied) with the first user as super user (SASL only:
 #       PLAINTEXT and SSL clients are ANONYMOUS, which the broker needs as a super user). --set adds
 #       a server.properties line (last one wins), e.g. --set log.retention.ms=3600000.
-#       --advertise-port tells clients to connect to PORT2 instead (a proxy in front of PORT; one
-#       node only). PORT 0 picks a free port. A NAME that is already running (on PORT, or on any
+#       --advertise-port tells clients to connect to PORT2 instead (a proxy in front of PORT); with
+#       --nodes N, a comma list of N ports, node I's the I-th. PORT 0 picks a free port. A NAME that is already running (on PORT, or on any
 #       port with PORT 0) is left as it is and its line printed again: concurrent starts of one
 #       NAME start one cluster (tests share clusters this way).
 #       --version V: Kafka V's jars (.cache/kafka/V/libs; default: the pom's, or
@@ -317,7 +317,11 @@ cmd_start() {
     *) [ "$zk" = 0 ] || die "Kafka $KAFKA_VERSION has no ZooKeeper mode (3.9 is the last with it)" 2 ;;
     esac
     [ "$MODE" = kraft ] || ((nodes == 1)) || die "ZooKeeper mode is for one node only" 2
-    ((nodes == 1)) || [ -z "$aport" ] || die "--advertise-port is for one node only" 2
+    local -a aports=()
+    [ -z "$aport" ] || IFS=, read -r -a aports <<<"$aport"
+    local ap
+    for ap in "${aports[@]}"; do [[ $ap =~ ^[1-9][0-9]*$ ]] || die "--advertise-port takes port numbers: '$aport'" 2; done
+    [ -z "$aport" ] || ((${#aports[@]} == nodes)) || die "--advertise-port takes one port per node ($nodes): '$aport'" 2
     local u user_re='^[A-Za-z0-9._-]+:[^],"]+$'
     for u in "${USERS[@]}"; do
         [[ $u =~ $user_re ]] || die "--user takes NAME:PASSWORD (no ',', ']' or '\"' in the password): '$u'" 2
@@ -351,7 +355,7 @@ cmd_start() {
         return
     fi
     if ((nodes > 1)); then
-        start_cluster "$name" "$port" "$proto" "$acl" "$nodes"
+        start_cluster "$name" "$port" "$proto" "$acl" "$nodes" "$aport"
         return
     fi
     local given_port="$port"
@@ -482,31 +486,33 @@ format() {
         -e "s/^node\.id=.*/node.id=$node/" "$dir/data/meta.properties"
 }
 
-# cluster_config DIR PORT PROTO ACL N: every node's folder DIR/nI with its server.properties;
-# client ports PORT..PORT+N-1 (PORT 0: free ones), controller and internal ports free ones.
+# cluster_config DIR PORT PROTO ACL N [APORTS]: every node's folder DIR/nI with its
+# server.properties; client ports PORT..PORT+N-1 (PORT 0: free ones), controller and internal
+# ports free ones; node I advertises the I-th of the comma list APORTS, if given.
 cluster_config() {
     local dir="$1" port="$2" proto="$3" acl="$4" n="$5" i voters=""
-    local -a cl=() ctl=()
+    local -a cl=() ctl=() adv=()
+    [ -z "${6:-}" ] || IFS=, read -r -a adv <<<"$6"
     if [ "$port" = 0 ]; then
-        read -r -a cl < <(free_ports "$n")
+        read -r -a cl < <(free_ports "$n" "${adv[@]}")
     else
         for ((i = 0; i < n; i++)); do cl+=($((port + i))); done
     fi
-    read -r -a ctl < <(free_ports $((2 * n)) "${cl[@]}")
+    read -r -a ctl < <(free_ports $((2 * n)) "${cl[@]}" "${adv[@]}")
     for ((i = 1; i <= n; i++)); do voters+="${voters:+,}$i@127.0.0.1:${ctl[i - 1]}"; done
     for ((i = 1; i <= n; i++)); do
         mkdir -p "$dir/n$i"
         echo "${cl[i - 1]}" >"$dir/n$i/port"
         [[ $proto != *SSL ]] || cp "$dir/keystore.pem" "$dir/n$i/"
         node_config "$dir/n$i" "$i" "$voters" "$n" "${cl[i - 1]}" "${ctl[i - 1]}" "${ctl[n + i - 1]}" \
-            "$proto" "$acl" "${cl[i - 1]}"
+            "$proto" "$acl" "${adv[i - 1]:-${cl[i - 1]}}"
     done
 }
 
 # N nodes, each broker and controller, formatted with one cluster id and started together (a
 # node is ready only once a majority of the controllers elected a leader).
 start_cluster() {
-    local name="$1" port="$2" proto="$3" acl="$4" n="$5" dir="$HOME_DIR/$1"
+    local name="$1" port="$2" proto="$3" acl="$4" n="$5" aport="${6:-}" dir="$HOME_DIR/$1"
     local id u i attempt rc scram=()
     rm -rf "$dir"
     mkdir -p "$dir"
@@ -520,7 +526,7 @@ start_cluster() {
     # A failed start leaves no node running (nobody would stop them).
     trap 'kill_nodes "$name"' EXIT
     for attempt in 1 2 3; do
-        cluster_config "$dir" "$port" "$proto" "$acl" "$n"
+        cluster_config "$dir" "$port" "$proto" "$acl" "$n" "$aport"
         for ((i = 1; i <= n; i++)); do
             rm -rf "$dir/n$i/data"
             mkdir -p "$dir/n$i/data"

@@ -7,7 +7,12 @@
 #
 # Faults: kill -9 of kreplicate (then a restart), SIGSTOP of kreplicate for 5-20 s then SIGCONT,
 # kill -9 of one broker node of either cluster and its restart, a rolling restart of either
-# cluster. After each fault a run that exited is recorded and started again. At the end: the
+# cluster; through a proxy between kreplicate and one node of the target (every target node
+# advertises a proxy, `soak proxy`): a one-way hold (requests held, answers flow) or a two-way
+# hold for 5-20 s, latency of 200-2000 ms for 10-30 s, a link that flaps (cut, down, up, every
+# 1-4 s) for 10-30 s; under at-least-once, member churn: a second run joins the group for 10-30
+# s, under the classic or the KIP-848 protocol, then stops (SIGTERM, exit 0 expected).
+# After each fault a run that exited is recorded and started again. At the end: the
 # writer stops, the continuous run gets SIGTERM (exit 0 expected), one --until-caught-up run
 # copies the rest, and every record is checked (missing, duplicates, order).
 # History in target/soak/<time>-<guarantee>-<seed>/: timeline.log (every fault and exit),
@@ -37,33 +42,50 @@ t0=$SECONDS
 log() { echo "T+$((SECONDS - t0))s $*" | tee -a "$hist/timeline.log" >&2; }
 
 cargo build -q --bin kreplicate --example soak
-kr=target/debug/kreplicate soak=target/debug/examples/soak
+# The soak's own copies: a build during the soak does not change what it runs.
+mkdir -p "$hist/bin"
+cp target/debug/kreplicate target/debug/examples/soak "$hist/bin/"
+kr=$hist/bin/kreplicate soak=$hist/bin/soak
 a=soak-a b=soak-b topic=events
 declare -A faults=() pids=()
 cleanup() {
     touch "$hist/stop.writer" "$hist/stop.checker"
     for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+    wait 2>/dev/null || true
     scripts/kafka.sh kill "$a" 2>/dev/null || true
     scripts/kafka.sh kill "$b" 2>/dev/null || true
 }
 trap cleanup EXIT
 
 log "seed $seed, $guarantee, $minutes minutes: starting two three-node clusters"
+# The target's nodes advertise proxy ports: kreplicate reaches each node through `soak proxy`.
+read -r -a pports < <(python3 -c '
+import socket
+ss = [socket.socket() for _ in range(3)]
+for s in ss: s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in ss))')
 scripts/kafka.sh start "$a" 0 --nodes 3 >"$hist/a.line" &
-scripts/kafka.sh start "$b" 0 --nodes 3 >"$hist/b.line"
+scripts/kafka.sh start "$b" 0 --nodes 3 --advertise-port "$(IFS=,; echo "${pports[*]}")" >"$hist/b.line"
 wait
 boot() { sed 's/.*bootstrap=\([^ ]*\).*/\1/' "$hist/$1.line"; }
-A=$(boot a) B=$(boot b)
-log "source $A, target $B"
+A=$(boot a) Breal=$(boot b)
+B=$(printf '127.0.0.1:%s,' "${pports[@]}") B=${B%,}
+# The checkers read the target past the proxies, on its nodes' own INTERNAL listeners.
+Bint=$(for i in 1 2 3; do sed -n 's/^listeners=.*INTERNAL:\/\/\([^,]*\).*/\1/p' "$KREPLICATE_KAFKA_HOME/$b/n$i/server.properties"; done | paste -sd,)
+: >"$hist/proxy.ctl"
+"$soak" proxy --listen "$(IFS=,; echo "${pports[*]}")" --upstream "$(echo "$Breal" | sed 's/127\.0\.0\.1://g')" \
+    --control "$hist/proxy.ctl" >"$hist/proxy.out" 2>"$hist/proxy.err" &
+pids[proxy]=$!
+log "source $A, target $B (proxies of $Breal; checkers on $Bint)"
 
 "$soak" write --bootstrap "$A" --topic "$topic" --seed "$seed" --status "$hist/writer.json" \
     --stop "$hist/stop.writer" >"$hist/writer.out" 2>"$hist/writer.err" &
 pids[writer]=$!
-"$soak" check --bootstrap "$B" --topic "$topic" --guarantee "$guarantee" \
+"$soak" check --bootstrap "$Bint" --topic "$topic" --guarantee "$guarantee" \
     --status "$hist/checker.json" --stop "$hist/stop.checker" >"$hist/checker.out" 2>"$hist/checker.err" &
 pids[checker]=$!
 
-run_n=0 run_pid="" exits_unexpected=0 peak_rss=0
+run_n=0 run_pid="" exits_unexpected=0 peak_rss=0 churn_n=0
 metrics="127.0.0.1:$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
 args=(--from "$A" --to "$B" --topics "$topic" --group soak --guarantee "$guarantee" --create-topics
     --replication-factor 3 --commit-interval 2s --metrics-addr "$metrics")
@@ -109,7 +131,9 @@ while ((SECONDS < deadline)); do
     sleep $((10 + RANDOM % 20))
     check_run
     ((SECONDS < deadline)) || break
-    kind=$((RANDOM % 4))
+    kind=$((RANDOM % 9))
+    # Member churn needs a group: exactly-once owns a static shard, a second run would fence it.
+    [ "$kind" != 8 ] || [ "$guarantee" = at-least-once ] || kind=$((RANDOM % 8))
     case $kind in
     0)
         rss
@@ -151,6 +175,45 @@ while ((SECONDS < deadline)); do
         fi
         faults[roll]=$((${faults[roll]:-0} + 1))
         ;;
+    4 | 5)
+        i=$((1 + RANDOM % 3)) s=$((5 + RANDOM % 16)) mode=hold_requests
+        ((kind == 4)) || mode=hold
+        echo "$i $mode" >"$hist/proxy.ctl"
+        log "fault: $mode between kreplicate and target node $i for ${s}s"
+        sleep "$s"
+        : >"$hist/proxy.ctl"
+        log "target node $i's link forwards again"
+        faults[$mode]=$((${faults[$mode]:-0} + 1))
+        ;;
+    6 | 7)
+        i=$((1 + RANDOM % 3)) s=$((10 + RANDOM % 21)) mode=latency ms=$((200 + RANDOM % 1801))
+        ((kind == 6)) || { mode=flap ms=$((1000 + RANDOM % 3001)); }
+        echo "$i $mode $ms" >"$hist/proxy.ctl"
+        log "fault: $mode ${ms}ms between kreplicate and target node $i for ${s}s"
+        sleep "$s"
+        : >"$hist/proxy.ctl"
+        log "target node $i's link forwards again"
+        faults[$mode]=$((${faults[$mode]:-0} + 1))
+        ;;
+    8)
+        s=$((10 + RANDOM % 21)) proto=consumer
+        ((RANDOM % 2)) || proto=classic
+        churn_n=$((churn_n + 1))
+        # The run's arguments but its --metrics-addr (the last two).
+        RUST_LOG=warn "$kr" "${args[@]:0:${#args[@]}-2}" -X "group.protocol=$proto" \
+            >"$hist/churn-$churn_n.out" 2>"$hist/churn-$churn_n.stderr" &
+        cpid=$!
+        pids[churn]=$cpid
+        log "fault: member churn: churn run $churn_n ($proto protocol, pid $cpid) joins for ${s}s"
+        sleep "$s"
+        kill -TERM "$cpid" 2>/dev/null || true
+        ccode=0
+        wait "$cpid" || ccode=$?
+        echo "$ccode" >"$hist/churn-$churn_n.exit"
+        log "churn run $churn_n exited $ccode (expected: SIGTERM, 0)"
+        [ "$ccode" = 0 ] || exits_unexpected=$((exits_unexpected + 1))
+        faults[churn_$proto]=$((${faults[churn_$proto]:-0} + 1))
+        ;;
     esac
     check_run
 done
@@ -185,7 +248,7 @@ checker_code=0
 wait "${pids[checker]}" || checker_code=$?
 log "checker exited $checker_code: $(cat "$hist/checker.out" 2>/dev/null)"
 final_code=0
-"$soak" final --source "$A" --target "$B" --topic "$topic" --guarantee "$guarantee" \
+"$soak" final --source "$A" --target "$Bint" --topic "$topic" --guarantee "$guarantee" \
     >"$hist/final.json" 2>>"$hist/final.err" || final_code=$?
 log "final check exited $final_code: $(cat "$hist/final.json")"
 

@@ -48,7 +48,7 @@ impl ProducerContext for Counted {
 
 /// A producer that writes until stopped, ~250 records/s, each value `p{partition}-{seq}`: an
 /// idempotent producer (what users run), so a source restart adds no duplicate of its own.
-struct LiveWriter {
+pub(crate) struct LiveWriter {
     acks: Arc<Acks>,
     stop: Arc<AtomicBool>,
     handle: Option<std::thread::JoinHandle<()>>,
@@ -56,6 +56,12 @@ struct LiveWriter {
 
 impl LiveWriter {
     fn start(bootstrap: &str) -> LiveWriter {
+        LiveWriter::start_on(bootstrap, TOPIC)
+    }
+
+    /// Writes to `topic`'s partitions 0, 1 and 2.
+    pub(crate) fn start_on(bootstrap: &str, topic: &str) -> LiveWriter {
+        let topic = topic.to_string();
         let acks = Arc::new(Acks::default());
         let stop = Arc::new(AtomicBool::new(false));
         let producer: BaseProducer<Counted> = ClientConfig::new()
@@ -76,7 +82,7 @@ impl LiveWriter {
                         key: "seq",
                         value: Some(&n.to_string()),
                     });
-                    let rec = BaseRecord::to(TOPIC)
+                    let rec = BaseRecord::to(&topic)
                         .partition(p)
                         .key(&value)
                         .payload(&value)
@@ -97,12 +103,12 @@ impl LiveWriter {
         }
     }
 
-    fn acked(&self) -> u64 {
+    pub(crate) fn acked(&self) -> u64 {
         self.acks.ok.load(Ordering::Relaxed)
     }
 
     /// Stops writing, flushes; what was acknowledged.
-    fn finish(mut self) -> u64 {
+    pub(crate) fn finish(mut self) -> u64 {
         self.stop.store(true, Ordering::Relaxed);
         if let Some(h) = self.handle.take() {
             h.join().expect("writer thread");
@@ -123,21 +129,26 @@ impl Drop for LiveWriter {
 }
 
 fn create_rf3_topic(bootstrap: &str) {
+    create_rf3(bootstrap, TOPIC);
+}
+
+/// `topic` with 3 partitions and 3 replicas.
+pub(crate) fn create_rf3(bootstrap: &str, topic: &str) {
     let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
         .set("bootstrap.servers", bootstrap)
         .create()
         .expect("admin");
-    let topic = NewTopic::new(TOPIC, PARTS, TopicReplication::Fixed(3));
+    let new = NewTopic::new(topic, PARTS, TopicReplication::Fixed(3));
     let opts = AdminOptions::new().request_timeout(Some(Duration::from_secs(30)));
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("runtime");
     let res = rt
-        .block_on(admin.create_topics([&topic], &opts))
+        .block_on(admin.create_topics([&new], &opts))
         .expect("create");
     assert!(res.iter().all(Result::is_ok), "{res:?}");
-    common::wait_for_topic(bootstrap, TOPIC, PARTS);
+    common::wait_for_topic(bootstrap, topic, PARTS);
 }
 
 /// Replicas per partition of `topic` on `bootstrap` (empty while it does not exist).
@@ -222,6 +233,16 @@ impl Copy {
                 "{} run exited ({status}) during {when}: a routine restart is not a failure: {}",
                 self.guarantee, r.stderr
             );
+        }
+    }
+}
+
+/// A failed test leaves no run behind (it would retry its dead clusters for ever).
+impl Drop for Copy {
+    fn drop(&mut self) {
+        if let Some(mut run) = self.run.take() {
+            let _ = run.kill();
+            let _ = run.wait();
         }
     }
 }
@@ -362,7 +383,7 @@ fn issue_30_rolling_restarts_of_target_then_source_under_both_guarantees() {
 
 /// A routine restart is no error: no ERROR line, one warning per broker lost, and each is said
 /// to be back. How many were said lost.
-fn assert_restarts_said_once(stderr: &str) -> usize {
+pub(crate) fn assert_restarts_said_once(stderr: &str) -> usize {
     let errors: Vec<&str> = stderr.lines().filter(|l| l.contains(" ERROR ")).collect();
     assert!(
         errors.is_empty(),

@@ -75,6 +75,10 @@ mod metrics;
 mod metrics_addr;
 /// three-node clusters rolled under a live writer and a continuous copy (Kafka: own, 3 nodes)
 mod multinode;
+/// a killed leader, a transaction coordinator killed during EndTxn, a target restarted (Kafka: own, 3 nodes and 1)
+mod multinode_faults;
+/// latency, a flapping link and a one-way hold to one node of a target, runs going on (Kafka: own, 3 nodes)
+mod multinode_proxy;
 /// records near the size limit, and the origin header (Kafka: shared)
 mod origin_size;
 /// the progress display on a terminal and piped (Kafka)

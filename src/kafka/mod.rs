@@ -8,12 +8,14 @@ pub(crate) mod admin;
 pub(crate) mod consumer;
 mod defaults;
 mod group_protocol;
+mod logs;
 mod reasons;
 mod release;
 
 pub use defaults::compression;
 use defaults::{copy_client_id, default_compression, CLIENT_ID};
 pub use group_protocol::{choose_group_protocol, needs_offer};
+pub use logs::LogPump;
 pub use reasons::{creation_error, serve_logs, validate, Reasons};
 pub use release::release_of;
 

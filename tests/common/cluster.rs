@@ -13,9 +13,14 @@ use rdkafka::consumer::{BaseConsumer, Consumer};
 
 use super::broker::{proc_state, spawn_watchdog};
 use super::kafka::{kafka_home, kafka_sh_with, unique, TEST_SETTINGS};
+use super::proxy::Proxy;
 
 /// The nodes' heaps: three nodes and two clusters fit the 2-core, shared test machines.
 const HEAP: (&str, &str) = ("KAFKA_HEAP_OPTS", "-Xmx384m -Xms384m");
+
+/// A node's start (a restart replays its log) took over 60 s, kafka.sh's default limit, with
+/// four three-node clusters on two cores (a load of 40): allow what the soak allows.
+const START_TIMEOUT: (&str, &str) = ("KREPLICATE_KAFKA_START_TIMEOUT", "180");
 
 pub struct Cluster {
     /// Every node's client listener, `127.0.0.1:P1,127.0.0.1:P2,...`.
@@ -38,7 +43,7 @@ fn field<'a>(line: &'a str, key: &str) -> &'a str {
 }
 
 fn sh(args: &[&str]) -> String {
-    kafka_sh_with(args, &[HEAP])
+    kafka_sh_with(args, &[HEAP, START_TIMEOUT])
 }
 
 impl Cluster {
@@ -80,6 +85,91 @@ impl Cluster {
             name,
             nodes,
         }
+    }
+
+    /// A cluster whose every node clients reach only through a [`Proxy`] of its own (node `i`
+    /// advertises `proxies[i - 1]`), for faults between a client and one node; `bootstrap`
+    /// lists the proxies. [`Cluster::internal`] bypasses them (the tests' oracle).
+    pub fn behind_proxies(name: &str, n_nodes: usize, args: &[&str]) -> (Cluster, Vec<Proxy>) {
+        let listeners: Vec<std::net::TcpListener> = (0..n_nodes)
+            .map(|_| std::net::TcpListener::bind("127.0.0.1:0").expect("bind a proxy port"))
+            .collect();
+        let ports: Vec<String> = listeners
+            .iter()
+            .map(|l| l.local_addr().expect("local addr").port().to_string())
+            .collect();
+        let advertise = ports.join(",");
+        let mut argv = vec!["--advertise-port", advertise.as_str()];
+        argv.extend_from_slice(args);
+        let mut c = Cluster::start_with(name, n_nodes, &argv);
+        let proxies: Vec<Proxy> = listeners
+            .into_iter()
+            .zip(&c.nodes)
+            .map(|(l, node)| Proxy::start(l, node.port))
+            .collect();
+        c.bootstrap = proxies
+            .iter()
+            .map(|p| p.addr.clone())
+            .collect::<Vec<_>>()
+            .join(",");
+        (c, proxies)
+    }
+
+    /// Every node's own PLAINTEXT listener (`INTERNAL`), past any proxy: the tests' oracle.
+    pub fn internal(&self) -> String {
+        self.internal_except(0)
+    }
+
+    /// [`Cluster::internal`] without node `down`'s (a reader bootstrapping to a node that is
+    /// down fails).
+    pub fn internal_except(&self, down: usize) -> String {
+        (1..=self.nodes.len())
+            .filter(|i| *i != down)
+            .map(|i| {
+                let props = fs::read_to_string(self.dir.join(format!("n{i}/server.properties")))
+                    .expect("server.properties");
+                props
+                    .lines()
+                    .find_map(|l| l.strip_prefix("listeners="))
+                    .and_then(|l| l.split(',').find_map(|l| l.strip_prefix("INTERNAL://")))
+                    .expect("an INTERNAL listener")
+                    .to_string()
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// The node that leads `topic`'s partition `partition` (1-based, its `node.id`), as the
+    /// metadata says.
+    pub fn leader(&self, topic: &str, partition: i32) -> usize {
+        let c: BaseConsumer = rdkafka::ClientConfig::new()
+            .set("bootstrap.servers", self.internal())
+            .create()
+            .expect("metadata client");
+        let md = c
+            .fetch_metadata(Some(topic), Duration::from_secs(10))
+            .expect("metadata");
+        let leader = md
+            .topics()
+            .iter()
+            .flat_map(|t| t.partitions())
+            .find(|p| p.id() == partition)
+            .map(|p| p.leader())
+            .unwrap_or_else(|| panic!("{topic}[{partition}]: no such partition"));
+        assert!(leader > 0, "{topic}[{partition}] has no leader");
+        leader as usize
+    }
+
+    /// The node that coordinates `transactional_id`'s transactions: the leader of its
+    /// `__transaction_state` partition (Kafka: `Utils.abs(id.hashCode()) % partitions`, Java's
+    /// `String.hashCode` over UTF-16 units; `Utils.abs` is `Math.abs` with `MIN_VALUE` as 0).
+    pub fn txn_coordinator(&self, transactional_id: &str) -> usize {
+        let hash = transactional_id
+            .encode_utf16()
+            .fold(0i32, |h, u| h.wrapping_mul(31).wrapping_add(u as i32));
+        let parts = self.nodes.len() as i32; // kafka.sh: one partition per node
+        let abs = if hash == i32::MIN { 0 } else { hash.abs() };
+        self.leader("__transaction_state", abs % parts)
     }
 
     /// Two clusters of this test's own, started side by side; `b_args` for the second.
@@ -151,7 +241,7 @@ impl Cluster {
     /// a JVM start per look).
     pub fn settled(&self) {
         let c: BaseConsumer = rdkafka::ClientConfig::new()
-            .set("bootstrap.servers", &self.bootstrap)
+            .set("bootstrap.servers", self.internal())
             .create()
             .expect("metadata client");
         let full = || match c.fetch_metadata(None, Duration::from_secs(5)) {

@@ -24,6 +24,10 @@ struct State {
     requests_held: AtomicBool,
     /// Added before each forwarded chunk, in milliseconds.
     latency_ms: AtomicU64,
+    /// Added before each chunk of answers (broker → client) only, in milliseconds.
+    answer_latency_ms: AtomicU64,
+    /// Connections accepted so far.
+    accepted: AtomicU64,
     /// Every socket of every live connection, to cut them.
     sockets: Mutex<Vec<TcpStream>>,
     closed: AtomicBool,
@@ -48,6 +52,7 @@ impl Proxy {
                     return;
                 }
                 let Ok(client) = client else { continue };
+                st.accepted.fetch_add(1, Ordering::Relaxed);
                 let Ok(server) = TcpStream::connect(("127.0.0.1", upstream)) else {
                     let _ = client.shutdown(Shutdown::Both);
                     continue;
@@ -97,36 +102,73 @@ impl Proxy {
         }
     }
 
+    /// Delays every chunk, both ways, by `d` (zero: none).
     pub fn latency(&self, d: Duration) {
         self.state
             .latency_ms
             .store(d.as_millis() as u64, Ordering::SeqCst);
     }
+
+    /// Delays answers (broker → client) only by `d`: a request reaches the broker at once and
+    /// is applied, its answer is late (zero: none).
+    pub fn delay_answers(&self, d: Duration) {
+        self.state
+            .answer_latency_ms
+            .store(d.as_millis() as u64, Ordering::SeqCst);
+    }
+
+    /// Connections accepted so far (a flap's reconnects show here).
+    pub fn accepted(&self) -> u64 {
+        self.state.accepted.load(Ordering::Relaxed)
+    }
 }
 
-/// Copies `from` to `to` chunk by chunk (`request`: client → broker); while held, a chunk
-/// already read waits, and is dropped if the connection is cut meanwhile.
-fn pump(mut from: TcpStream, mut to: TcpStream, request: bool, st: &State) {
+/// Copies `from` to `to` chunk by chunk (`request`: client → broker). A reader takes each
+/// chunk as it arrives and a writer forwards it once its latency passed since its arrival, so
+/// latency delays every chunk by the same time instead of adding up chunk after chunk. While
+/// held, a chunk already read waits, and is dropped if the connection is cut meanwhile.
+fn pump(mut from: TcpStream, mut to: TcpStream, request: bool, st: &Arc<State>) {
+    let (tx, rx) = std::sync::mpsc::channel::<(std::time::Instant, Vec<u8>)>();
+    let st2 = st.clone();
+    let writer = std::thread::spawn(move || {
+        for (read_at, chunk) in rx {
+            let held = || {
+                st2.held.load(Ordering::SeqCst)
+                    || request && st2.requests_held.load(Ordering::SeqCst)
+            };
+            while held() && !st2.closed.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            let mut latency = st2.latency_ms.load(Ordering::Relaxed);
+            if !request {
+                latency += st2.answer_latency_ms.load(Ordering::Relaxed);
+            }
+            let due = read_at + Duration::from_millis(latency);
+            let now = std::time::Instant::now();
+            if due > now {
+                std::thread::sleep(due - now);
+            }
+            if to.write_all(&chunk).is_err() {
+                break;
+            }
+        }
+        let _ = to.shutdown(Shutdown::Write);
+    });
     let mut buf = vec![0u8; 64 * 1024];
     loop {
         let n = match from.read(&mut buf) {
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
-        while (st.held.load(Ordering::SeqCst) || request && st.requests_held.load(Ordering::SeqCst))
-            && !st.closed.load(Ordering::Relaxed)
+        if tx
+            .send((std::time::Instant::now(), buf[..n].to_vec()))
+            .is_err()
         {
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        let latency = st.latency_ms.load(Ordering::Relaxed);
-        if latency > 0 {
-            std::thread::sleep(Duration::from_millis(latency));
-        }
-        if to.write_all(&buf[..n]).is_err() {
             break;
         }
     }
-    let _ = to.shutdown(Shutdown::Write);
+    drop(tx);
+    let _ = writer.join();
 }
 
 impl Drop for Proxy {

@@ -75,6 +75,9 @@ struct Txn {
 pub(super) struct ExactlyOnce {
     opts: RunOptions,
     counters: Arc<Counters>,
+    /// The producer's log lines as they happen, even during a blocking commit (declared
+    /// before the producer: dropped first).
+    _logs: kafka::LogPump,
     consumer: BaseConsumer,
     producer: TargetProducer,
     parts: BTreeMap<(String, i32), Part>,
@@ -139,6 +142,7 @@ impl ExactlyOnce {
         let producer: TargetProducer = producer_cfg
             .create_with_context(Deliveries::new(counters.clone()))
             .map_err(|e| kafka::creation_error("target", e))?;
+        let logs = kafka::LogPump::start(producer.client());
         target::warm_up(&producer, &routes, opts.timeout)?;
         counters
             .assigned
@@ -146,6 +150,7 @@ impl ExactlyOnce {
         Ok(ExactlyOnce {
             opts: opts.clone(),
             counters,
+            _logs: logs,
             consumer,
             producer,
             parts,
