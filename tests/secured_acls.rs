@@ -720,3 +720,48 @@ fn issue_34_a_discovered_topic_without_read_is_refused_as_at_start() {
         run.stderr
     );
 }
+
+/// A target topic the run's principal may not describe is hidden by Kafka (left out of the
+/// listing, TOPIC_AUTHORIZATION_FAILED when asked for by name): the start names the missing
+/// Describe grant, not "does not exist ... create it", advice that fails again (issue 35, 17).
+#[test]
+fn issue_35_a_target_topic_hidden_by_a_missing_describe_names_the_grant() {
+    let a = Kafka::shared("a");
+    let b = secured("acl-hidden", "writer", TARGET_PASSWORD, &[]);
+    let dir = scratch("acl-hidden");
+    let topic = unique("hidden");
+    common::create_topic(&a.bootstrap, &topic, 2);
+    common::produce(&a.bootstrap, &topic, &kr::records(10, 2, "h"));
+    common::create_topic(&b.internal(), &topic, 2);
+    let to = [
+        "security.protocol=SASL_PLAINTEXT".to_string(),
+        "sasl.mechanism=PLAIN".into(),
+        "sasl.username=writer".into(),
+        format!("sasl.password={TARGET_PASSWORD}"),
+    ];
+    let mut extra: Vec<&str> = Vec::new();
+    for p in &to {
+        extra.extend_from_slice(&["--to-property", p]);
+    }
+    let group = unique("g");
+    let args = kr::caught_up_args(
+        &a.bootstrap,
+        &b.bootstrap,
+        &topic,
+        &group,
+        "at-least-once",
+        &extra,
+    );
+    let run = run_in(&dir, &args);
+    assert_eq!(run.code, 2, "{run:?}");
+    let want = format!(
+        "kreplicate: error: target topic '{topic}' on '{0}' cannot be seen by the run (Kafka hides a topic its principal may not describe): the run lacks 1 permission (ACLs): on the target cluster '{0}': kafka-acls --bootstrap-server {0} --add --allow-principal 'User:writer' --operation Describe --topic '{topic}'",
+        b.bootstrap
+    );
+    assert_eq!(run.stderr.trim(), want);
+    assert_eq!(
+        common::committed(&a.bootstrap, &group, &topic, 2),
+        vec![-1, -1],
+        "a refused start commits nothing"
+    );
+}

@@ -8,11 +8,15 @@
 //! warning and looks again at the next refresh.
 
 use std::collections::HashMap;
+use std::time::Duration;
+
+use rdkafka::consumer::Consumer;
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 
 use crate::acl::access::{self, Need};
-use crate::acl::authorized::Resource;
+use crate::acl::authorized::{Op, Resource};
 use crate::options::{RunOptions, TopicSelection};
-use crate::topics::{loops, Route, TopicCheck};
+use crate::topics::{loops, Metadata, Route, TopicCheck};
 
 /// What admission reads: the run's options, whether both sides are one cluster, and the
 /// target's topics with their partition counts.
@@ -163,10 +167,49 @@ pub fn refusal_for_topic(opts: &RunOptions, missing: &[Need], r: &Route) -> Opti
     access::refusal(&opts.from, &opts.to, &mine)
 }
 
+/// Of the target topics missing from the target's listing, those the broker hides from the
+/// run: Kafka lists no topic the principal may not describe, and answers a topic asked for by
+/// name with TOPIC_AUTHORIZATION_FAILED, so "create it" would be the wrong advice (issue 35).
+pub fn hidden_targets(client: &Metadata, missing: &[&str], timeout: Duration) -> Vec<String> {
+    let denied = |c: RDKafkaErrorCode| c == RDKafkaErrorCode::TopicAuthorizationFailed;
+    missing
+        .iter()
+        .filter(|t| match client.fetch_metadata(Some(t), timeout) {
+            Ok(md) => md
+                .topics()
+                .iter()
+                .any(|m| m.name() == **t && m.error().is_some_and(|e| denied(e.into()))),
+            Err(KafkaError::MetadataFetch(c)) => denied(c),
+            Err(_) => false,
+        })
+        .map(|t| t.to_string())
+        .collect()
+}
+
+/// The start's refusal for target topics the run may not see: the Describe grants, as lines.
+pub fn hidden_refusal(opts: &RunOptions, hidden: &[String]) -> Option<String> {
+    let needs: Vec<Need> = hidden
+        .iter()
+        .map(|t| Need {
+            source: false,
+            resource: Resource::Topic(t.clone()),
+            op: Op::Describe,
+        })
+        .collect();
+    let all: Vec<&Need> = needs.iter().collect();
+    let names: Vec<String> = hidden.iter().map(|t| format!("'{t}'")).collect();
+    access::refusal(&opts.from, &opts.to, &all).map(|why| {
+        format!(
+            "target topic {} on '{}' cannot be seen by the run (Kafka hides a topic its principal may not describe): {why}",
+            names.join(", "),
+            opts.to.name
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::acl::authorized::Op;
 
     fn opts(topics: &str, rename: &str, create: bool) -> RunOptions {
         let mut args = crate::cli::CopyArgs::default();

@@ -128,7 +128,22 @@ pub fn inspect(opts: &RunOptions) -> Result<Inspection> {
             .filter(|(_, v)| (*v == Verdict::OntoItself) == onto)
             .find_map(|(r, v)| v.start_refusal(r, opts))
     };
-    let mut refusal = refusals(true).or_else(|| refusals(false));
+    // A target missing without --create-topics refuses the start anyway: then ask whether the
+    // broker only hides it, a round trip per topic.
+    let absent: Vec<&str> = verdicts
+        .iter()
+        .filter(|(_, v)| *v == Verdict::NoTarget)
+        .map(|(r, _)| r.target.as_str())
+        .collect();
+    let hidden = match refusals(true) {
+        None if !absent.is_empty() => {
+            admission::hidden_targets(&target_meta, &absent, opts.timeout)
+        }
+        _ => Vec::new(),
+    };
+    let mut refusal = refusals(true)
+        .or_else(|| admission::hidden_refusal(opts, &hidden))
+        .or_else(|| refusals(false));
     let mut topics: Vec<TopicCheck> = verdicts
         .into_iter()
         .map(|(route, _)| TopicCheck {
@@ -138,7 +153,7 @@ pub fn inspect(opts: &RunOptions) -> Result<Inspection> {
             drift: Vec::new(),
         })
         .collect();
-    let mut denied = false;
+    let mut denied = !hidden.is_empty();
     if refusal.is_none() {
         refusal = admission::refusal(opts, &admission::permissions(opts, &topics));
         denied = refusal.is_some();
