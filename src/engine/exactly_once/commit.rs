@@ -298,29 +298,38 @@ fn commit_failed(id: &str, e: &KafkaError) -> String {
     )
 }
 
-/// What a fenced producer's error adds: on Apache Kafka a fatal error or a fencing code means
-/// a newer producer with the same `transactional.id` took over (whatever call saw it first).
+/// What a fatal producer error adds: a fencing code means a newer producer with the same
+/// `transactional.id` took over (whatever call saw it first); another fatal error (e.g.
+/// INVALID_TXN_STATE on an abort after a leader's failover, issue 30) only ends this producer.
 fn fenced_hint(e: &KafkaError) -> &'static str {
     use RDKafkaErrorCode as C;
     let code = match e {
         KafkaError::Transaction(t) => Some(t.code()),
         _ => e.rdkafka_error_code(),
     };
-    let fenced = matches!(e, KafkaError::Transaction(t) if t.is_fatal())
-        || matches!(
-            code,
-            Some(C::ProducerFenced | C::Fenced | C::InvalidProducerEpoch)
-        );
-    if fenced {
-        "; another instance with the same identity (from --group and --shard) took over"
-    } else {
-        ""
+    match code {
+        Some(C::ProducerFenced | C::Fenced | C::InvalidProducerEpoch) => {
+            "; another instance with the same identity (from --group and --shard) took over"
+        }
+        _ if matches!(e, KafkaError::Transaction(t) if t.is_fatal()) => {
+            "; the transactional producer cannot go on after a fatal error: the next run resumes from what the target shows"
+        }
+        _ => "",
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fencing_code_says_another_instance_took_over_another_code_not() {
+        let took_over = "another instance with the same identity";
+        let fenced = KafkaError::Flush(RDKafkaErrorCode::ProducerFenced);
+        assert!(fenced_hint(&fenced).contains(took_over));
+        let invalid = KafkaError::Flush(RDKafkaErrorCode::InvalidTransactionalState);
+        assert_eq!(fenced_hint(&invalid), "");
+    }
 
     #[test]
     fn issue_18_a_commit_that_timed_out_has_an_unknown_outcome() {
