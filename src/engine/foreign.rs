@@ -19,14 +19,18 @@ use crate::topics::Route;
 /// Target records read from the end of each partition.
 const TAIL: i64 = 16;
 
-/// Warnings naming target topics whose last records include records that are not copies of
-/// their source topic from `source_id`. `bounds`: (low, high) of every target partition.
-pub(super) fn warnings(
+/// Reads the last [`TAIL`] records of each target partition of `parts` (`bounds`: (low, high)
+/// of every target partition) and tells `seen` each record's target topic and whether its
+/// origin header names its source topic on `source_id`; `seen` returns true when that
+/// partition needs no more records. Positions (a group's first run) and the foreign-record
+/// warning read the same tails.
+pub(super) fn read_tails(
     opts: &RunOptions,
     source_id: &str,
     parts: &[(&Route, i32)],
     bounds: &HashMap<(String, i32), (i64, i64)>,
-) -> Result<Vec<String>> {
+    mut seen: impl FnMut(&str, bool) -> bool,
+) -> Result<()> {
     let mut tpl = TopicPartitionList::new();
     let mut ends: BTreeMap<(String, i32), i64> = BTreeMap::new();
     let mut source_of: HashMap<&str, &str> = HashMap::new();
@@ -41,14 +45,12 @@ pub(super) fn warnings(
         }
     }
     if ends.is_empty() {
-        return Ok(Vec::new());
+        return Ok(());
     }
     let reader = target_reader(opts)?;
     let assigned = source::assign(&reader, &tpl);
     drop(tpl);
     assigned.map_err(|e| Error::failed(format!("cannot read the target partitions: {e}")))?;
-    // Per target topic: (records read, of which foreign).
-    let mut seen: BTreeMap<String, (u64, u64)> = BTreeMap::new();
     let deadline = Instant::now() + opts.timeout;
     while !ends.is_empty() && Instant::now() < deadline {
         let m = match classify(reader.poll(Duration::from_millis(100))) {
@@ -68,21 +70,43 @@ pub(super) fn warnings(
                     o.cluster == Some(source_id) && source_of.get(key.0.as_str()) == Some(&o.topic)
                 })
         });
-        let counts = seen.entry(key.0.clone()).or_default();
-        counts.0 += 1;
-        counts.1 += u64::from(!ours);
-        if m.offset() + 1 >= ends.get(&key).copied().unwrap_or(0) {
+        if seen(&key.0, ours) || m.offset() + 1 >= ends.get(&key).copied().unwrap_or(0) {
             ends.remove(&key);
         }
     }
     source::close(&reader, opts.timeout);
+    Ok(())
+}
+
+/// Warnings naming target topics whose last records include records that are not copies of
+/// their source topic from `source_id`. `bounds`: (low, high) of every target partition.
+pub(super) fn warnings(
+    opts: &RunOptions,
+    source_id: &str,
+    parts: &[(&Route, i32)],
+    bounds: &HashMap<(String, i32), (i64, i64)>,
+) -> Result<Vec<String>> {
+    // Per target topic: (records read, of which foreign).
+    let mut seen: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    read_tails(opts, source_id, parts, bounds, |topic, ours| {
+        let counts = seen.entry(topic.to_string()).or_default();
+        counts.0 += 1;
+        counts.1 += u64::from(!ours);
+        false
+    })?;
+    let source_of = |t: &str| {
+        parts
+            .iter()
+            .find(|(r, _)| r.target == t)
+            .map_or("", |(r, _)| r.source.as_str())
+    };
     Ok(seen
         .into_iter()
         .filter(|(_, (_, foreign))| *foreign > 0)
         .map(|(t, (read, foreign))| {
             format!(
                 "target topic '{t}' already holds records that are not copies of '{}' from this source ({foreign} of the last {read} read): written there by another producer or another copy (or copied with --no-origin-header); readers of '{t}' read them too, and verify counts them as extra",
-                source_of.get(t.as_str()).copied().unwrap_or_default()
+                source_of(&t)
             )
         })
         .collect())

@@ -15,21 +15,16 @@
 //!   or just created) belong to another copy: the run refuses unless `--trust-group-positions`.
 //! * A group with no positions while the target already holds copies of this source: said.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
-use rdkafka::message::{Headers, Message};
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::error::{Error, Result};
 use crate::kafka;
 use crate::options::{ClusterSpec, Guarantee, RunOptions};
-use crate::origin::{parse_origin, ORIGIN_HEADER};
-use crate::source::{self, classify, Polled};
+use crate::source;
 use crate::topics::Route;
-
-/// Target records read from the end of a partition to see whether it holds copies of ours.
-const TAIL: i64 = 16;
 
 /// The default group of a route: `kreplicate.<target identity>`, plus `.<rename>` unless the
 /// topic keeps its name, plus `.<flow>` for a named flow. Kafka group ids take any character;
@@ -309,54 +304,13 @@ fn holding_copies(
     parts: &[(&Route, i32)],
     bounds: &HashMap<(String, i32), (i64, i64)>,
 ) -> Result<Vec<String>> {
-    let mut tpl = TopicPartitionList::new();
-    let mut ends: BTreeMap<(String, i32), i64> = BTreeMap::new();
-    let mut source_of: HashMap<&str, &str> = HashMap::new();
-    for (r, p) in parts {
-        if let Some(&(low, high)) = bounds.get(&(r.target.clone(), *p)) {
-            if high > low {
-                let at = low.max(high - TAIL);
-                let _ = tpl.add_partition_offset(&r.target, *p, Offset::Offset(at));
-                ends.insert((r.target.clone(), *p), high);
-                source_of.insert(&r.target, &r.source);
-            }
-        }
-    }
-    if ends.is_empty() {
-        return Ok(Vec::new());
-    }
-    let reader = target_reader(opts)?;
-    let assigned = source::assign(&reader, &tpl);
-    drop(tpl);
-    assigned.map_err(|e| Error::failed(format!("cannot read the target partitions: {e}")))?;
     let mut found: Vec<String> = Vec::new();
-    let deadline = std::time::Instant::now() + opts.timeout;
-    while !ends.is_empty() && std::time::Instant::now() < deadline {
-        let m = match classify(reader.poll(std::time::Duration::from_millis(100))) {
-            Polled::Record(m) => m,
-            Polled::End(p) => {
-                ends.retain(|(_, q), _| *q != p);
-                continue;
-            }
-            _ => continue,
-        };
-        let key = (m.topic().to_string(), m.partition());
-        let ours = m.headers().is_some_and(|h| {
-            h.iter()
-                .filter(|h| h.key == ORIGIN_HEADER)
-                .filter_map(|h| h.value.and_then(parse_origin))
-                .any(|o| {
-                    o.cluster == Some(source_id) && source_of.get(key.0.as_str()) == Some(&o.topic)
-                })
-        });
-        if ours && !found.contains(&key.0) {
-            found.push(key.0.clone());
+    super::foreign::read_tails(opts, source_id, parts, bounds, |topic, ours| {
+        if ours && !found.iter().any(|t| t == topic) {
+            found.push(topic.to_string());
         }
-        if ours || m.offset() + 1 >= ends.get(&key).copied().unwrap_or(0) {
-            ends.remove(&key);
-        }
-    }
-    source::close(&reader, opts.timeout);
+        ours
+    })?;
     found.sort();
     Ok(found
         .into_iter()
