@@ -343,13 +343,13 @@ fn report(summary: &Summary, json: bool, quiet: bool) {
             n => format!(", skipped {n} that came from the target"),
         };
         eprintln!(
-            "kreplicate: {}: copied {} records ({}){skipped} in {:.1} s with --guarantee {}; committed positions for {committed} of {} partitions",
+            "kreplicate: {}: copied {} ({}){skipped} in {:.1} s with --guarantee {}; committed positions for {committed} of {}",
             summary.status,
-            summary.records,
+            table::count(summary.records, "record"),
             progress::size(summary.bytes),
             summary.seconds,
             summary.guarantee.unwrap_or_default(),
-            summary.partitions.len()
+            table::count(summary.partitions.len() as u64, "partition")
         );
         if let Some(sync) = &summary.group_sync {
             eprintln!("kreplicate: {}", sync.line());

@@ -189,7 +189,15 @@ fn bad_input_is_one_line_and_exit_2_with_nothing_written_or_committed() {
             "--delivery-timeout",
         ),
         (base(&["--topics", "missing"]), "missing"),
-        (base(&["--topics", "^nothing-matches.*"]), "matches"),
+        // A continuous run waits for a first match (issue 35, item 12); these cannot.
+        (
+            base(&["--topics", "^nothing-matches.*", "--until-caught-up"]),
+            "matches",
+        ),
+        (
+            base(&["--topics", "^nothing-matches.*", "--refresh-topics", "off"]),
+            "matches",
+        ),
         (base(&["--topics", "wide"]), "fewer"),
         (
             base(&["--topics", "t", "--rename", "absent.{topic}"]),

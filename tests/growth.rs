@@ -168,7 +168,7 @@ fn a_run_starting_after_growth_adds_partitions(guarantee: &str) {
     assert_eq!(refused.code, 2, "without --create-topics: {refused:?}");
     assert!(
         refused.stderr.contains(&format!(
-            "target topic '{topic}' has 1 partitions, fewer than the 3 of source topic '{topic}'"
+            "target topic '{topic}' has 1 partition, fewer than the 3 of source topic '{topic}'"
         )) && refused.stderr.contains("--create-topics"),
         "{}",
         refused.stderr

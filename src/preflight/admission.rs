@@ -16,6 +16,7 @@ use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use crate::acl::access::{self, Need};
 use crate::acl::authorized::{Op, Resource};
 use crate::options::{RunOptions, TopicSelection};
+use crate::table::count;
 use crate::topics::{loops, Metadata, Route, TopicCheck};
 
 /// What admission reads: the run's options, whether both sides are one cluster, and the
@@ -92,12 +93,12 @@ impl Verdict {
                 r.source
             ),
             Verdict::FewerPartitions(n) => format!(
-                "target topic '{}' has {n} partitions, fewer than the {} of source topic '{}': add partitions to the target, or pass --create-topics",
-                r.target, r.partitions, r.source
+                "target topic '{}' has {}, fewer than the {} of source topic '{}': add partitions to the target, or pass --create-topics",
+                r.target, count(*n as u64, "partition"), r.partitions, r.source
             ),
             Verdict::NoTarget => format!(
-                "target topic '{}' does not exist on '{}': create it with {} partitions, or pass --create-topics",
-                r.target, opts.to.name, r.partitions
+                "target topic '{}' does not exist on '{}': create it with {}, or pass --create-topics",
+                r.target, opts.to.name, count(r.partitions as u64, "partition")
             ),
         })
     }
@@ -120,12 +121,12 @@ impl Verdict {
                 "it would be copied onto itself (same cluster, same name): use --rename".to_string()
             }
             Verdict::FewerPartitions(n) => format!(
-                "target topic '{}' has {n} partitions, fewer than its {}; add partitions to the target",
-                r.target, r.partitions
+                "target topic '{}' has {}, fewer than its {}; add partitions to the target",
+                r.target, count(*n as u64, "partition"), r.partitions
             ),
             Verdict::NoTarget => format!(
-                "target topic '{}' does not exist on '{}'; create it with {} partitions (it is picked up at the next refresh), or run with --create-topics",
-                r.target, opts.to.name, r.partitions
+                "target topic '{}' does not exist on '{}'; create it with {} (it is picked up at the next refresh), or run with --create-topics",
+                r.target, opts.to.name, count(r.partitions as u64, "partition")
             ),
         };
         Some(left_out(r, &why))

@@ -158,8 +158,9 @@ impl Report {
                 String::new()
             };
             format!(
-                "EXACT: the target holds an exact copy of {} records in {} partitions{dups}",
-                t.source_count, t.partitions
+                "EXACT: the target holds an exact copy of {} in {}{dups}",
+                table::count(t.source_count, "record"),
+                table::count(t.partitions, "partition")
             )
         } else {
             let mut what = Vec::new();
