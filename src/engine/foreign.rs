@@ -6,11 +6,12 @@
 use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
 
+use rdkafka::consumer::BaseConsumer;
 use rdkafka::message::{Headers, Message};
 use rdkafka::{Offset, TopicPartitionList};
 
-use super::positions::target_reader;
 use crate::error::{Error, Result};
+use crate::kafka;
 use crate::options::RunOptions;
 use crate::origin::{parse_origin, ORIGIN_HEADER};
 use crate::source::{self, classify, Polled};
@@ -47,7 +48,15 @@ pub(super) fn read_tails(
     if ends.is_empty() {
         return Ok(());
     }
-    let reader = target_reader(opts)?;
+    // read_uncommitted: a tail behind another writer's open transaction would otherwise hold
+    // the start here, silently, up to --timeout (exactly-once's resume waits for it, and says so).
+    let mut config = kafka::reader_config(&opts.to, &format!("{}.check", opts.group), &[]);
+    config
+        .set("fetch.wait.max.ms", "10")
+        .set("isolation.level", "read_uncommitted");
+    let reader: BaseConsumer = config
+        .create()
+        .map_err(|e| kafka::creation_error("target", e))?;
     let assigned = source::assign(&reader, &tpl);
     drop(tpl);
     assigned.map_err(|e| Error::failed(format!("cannot read the target partitions: {e}")))?;

@@ -235,7 +235,7 @@ fn target_bounds(
     Ok(out)
 }
 
-pub(super) fn target_reader(opts: &RunOptions) -> Result<BaseConsumer> {
+fn target_reader(opts: &RunOptions) -> Result<BaseConsumer> {
     let group = format!("{}.check", opts.group);
     kafka::reader_config(&opts.to, &group, &[("fetch.wait.max.ms", "10")])
         .create()
