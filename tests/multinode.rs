@@ -15,9 +15,9 @@ use std::time::Duration;
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::{ClientContext, DefaultClientContext};
 use rdkafka::consumer::{BaseConsumer, Consumer};
-use rdkafka::message::{Header, OwnedHeaders};
+use rdkafka::message::{Header, Message, OwnedHeaders};
 use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer, ProducerContext};
-use rdkafka::ClientConfig;
+use rdkafka::{ClientConfig, Offset, TopicPartitionList};
 
 use crate::common::kr::{self, FAST_GROUP};
 use crate::common::{self, Cluster};
@@ -310,6 +310,79 @@ fn roll_under_copy(
     written_during
 }
 
+/// A read_committed reader of the exactly-once copy for the whole of both rolls: what a
+/// consumer of the target sees while its nodes restart, not only afterwards. Each partition's
+/// values (`p{partition}-{seq}`) must rise: a value at or below the last one read is a
+/// duplicate or a disorder a live reader would have met.
+struct LiveReader {
+    read: Arc<AtomicU64>,
+    stop: Arc<AtomicBool>,
+    handle: Option<std::thread::JoinHandle<Vec<String>>>,
+}
+
+impl LiveReader {
+    fn start(bootstrap: &str, topic: &str) -> LiveReader {
+        let consumer: BaseConsumer = ClientConfig::new()
+            .set("bootstrap.servers", bootstrap)
+            .set("group.id", common::unique("live-reader"))
+            .set("isolation.level", "read_committed")
+            .set("enable.auto.commit", "false")
+            .create()
+            .expect("live reader");
+        let mut tpl = TopicPartitionList::new();
+        for p in 0..PARTS {
+            tpl.add_partition_offset(topic, p, Offset::Beginning)
+                .expect("partition");
+        }
+        consumer.assign(&tpl).expect("assign");
+        let (read, stop) = (
+            Arc::new(AtomicU64::new(0)),
+            Arc::new(AtomicBool::new(false)),
+        );
+        let (r, s) = (read.clone(), stop.clone());
+        let handle = std::thread::spawn(move || {
+            let mut last = [None::<u64>; PARTS as usize];
+            let mut wrong = Vec::new();
+            while !s.load(Ordering::Relaxed) {
+                let Some(Ok(m)) = consumer.poll(Duration::from_millis(200)) else {
+                    continue;
+                };
+                r.fetch_add(1, Ordering::Relaxed);
+                let value = String::from_utf8_lossy(m.payload().unwrap_or_default()).to_string();
+                let p = m.partition() as usize;
+                let seq: Option<u64> = value.rsplit('-').next().and_then(|n| n.parse().ok());
+                match (last[p], seq) {
+                    (Some(l), Some(n)) if n <= l => wrong.push(format!(
+                        "[{p}] offset {}: {value} after p{p}-{l}",
+                        m.offset()
+                    )),
+                    (_, Some(n)) => last[p] = Some(n),
+                    (_, None) => wrong.push(format!("[{p}] offset {}: {value}", m.offset())),
+                }
+            }
+            wrong
+        });
+        LiveReader {
+            read,
+            stop,
+            handle: Some(handle),
+        }
+    }
+
+    fn read(&self) -> u64 {
+        self.read.load(Ordering::Relaxed)
+    }
+
+    /// What the reader met out of order or twice.
+    fn finish(mut self) -> Vec<String> {
+        self.stop.store(true, Ordering::Relaxed);
+        self.handle
+            .take()
+            .map(|h| h.join().expect("live reader"))
+            .unwrap_or_default()
+    }
+}
+
 /// Both guarantees in one test, two runs side by side on one pair of three-node clusters (a pair
 /// costs about a minute of CPU to start, and a roll of both about three minutes here).
 #[test]
@@ -340,9 +413,12 @@ fn issue_30_rolling_restarts_of_target_then_source_under_both_guarantees() {
         );
     }
 
+    let eos_target = copies[1].target.clone();
+    let reader = LiveReader::start(&b.bootstrap, &eos_target);
     let mut written = roll_under_copy(&mut b, "target", &mut copies, &writer);
     let mut warned = 0;
     written += roll_under_copy(&mut a, "source", &mut copies, &writer);
+    let read_during_rolls = reader.read();
     let total = writer.finish();
 
     for c in copies.iter_mut() {
@@ -379,6 +455,25 @@ fn issue_30_rolling_restarts_of_target_then_source_under_both_guarantees() {
         }
     }
     assert!(warned > 0, "no broker restart was said at all");
+    common::wait_until(
+        "the live reader reads everything",
+        Duration::from_secs(60),
+        || reader.read() >= total,
+    );
+    let read = reader.read();
+    let wrong = reader.finish();
+    eprintln!(
+        "live read_committed reader of {eos_target}: {read_during_rolls} records read during the rolls, {read} in all, {} out of order or twice",
+        wrong.len()
+    );
+    assert!(
+        read_during_rolls > 0,
+        "the live reader read nothing during the rolls"
+    );
+    assert!(
+        wrong.is_empty(),
+        "a read_committed reader met these during the rolls: {wrong:#?}"
+    );
 }
 
 /// A routine restart is no error: no ERROR line, one warning per broker lost, and each is said
