@@ -65,7 +65,8 @@ impl log::Log for StderrLog {
         }
         // rust-rdkafka starts librdkafka's lines with the target's name again.
         let msg = msg.strip_prefix("librdkafka: ").unwrap_or(&msg);
-        let line = || format!("kreplicate: {} {}: {msg}", r.level(), r.target());
+        let level = shown_level(r.level(), msg);
+        let line = || format!("kreplicate: {level} {}: {msg}", r.target());
         // A broker restart the clients ride out: one warning per broker, not an error per
         // client and retry (librdkafka's own lines stay at -vv).
         match brokers::note(msg) {
@@ -84,6 +85,19 @@ impl log::Log for StderrLog {
         }
     }
     fn flush(&self) {}
+}
+
+/// librdkafka's level for its line, but a warning for an abortable transaction error:
+/// exactly-once aborts that transaction, rewinds and says so itself, so it is no error of the
+/// run (a partition leader's failover in a rolling restart can cause one, issue 30:
+/// OUT_OF_ORDER_SEQUENCE_NUMBER, requires epoch bump). A fatal one stays an error.
+fn shown_level(level: log::Level, msg: &str) -> log::Level {
+    let abortable =
+        msg.starts_with("TXNERR ") && msg.contains(": Current transaction failed in state ");
+    match level {
+        log::Level::Error if abortable => log::Level::Warn,
+        _ => level,
+    }
 }
 
 /// The second half of a lost broker's story.
@@ -111,5 +125,25 @@ pub fn init_logging(verbose: u8) {
     };
     if level != log::LevelFilter::Off && log::set_logger(&StderrLog).is_ok() {
         log::set_max_level(level);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn issue_30_an_abortable_transaction_error_is_a_warning_a_fatal_one_an_error() {
+        let abortable = "TXNERR [thrd:127.0.0.1:41239/2]: Current transaction failed in state InTransaction: skipped sequence numbers (OUT_OF_ORDER_SEQUENCE_NUMBER, requires epoch bump)";
+        assert_eq!(shown_level(log::Level::Error, abortable), log::Level::Warn);
+        let fatal = "TXNERR [thrd:main]: Fatal transaction error: Producer fenced by newer instance (PRODUCER_FENCED)";
+        assert_eq!(shown_level(log::Level::Error, fatal), log::Level::Error);
+        assert_eq!(
+            shown_level(
+                log::Level::Error,
+                "FAIL [thrd:b]: Connect to ipv4#127.0.0.1:1 failed"
+            ),
+            log::Level::Error
+        );
     }
 }
