@@ -41,8 +41,20 @@ fn lost_broker(msg: &str) -> Option<(String, String)> {
     if msg.contains("SSL") || msg.contains("SASL") || msg.contains("uthentication") {
         return None;
     }
-    let c = re.as_ref()?.captures(msg)?;
-    Some((c[1].to_string(), c[2].to_string()))
+    if let Some(c) = re.as_ref()?.captures(msg) {
+        return Some((c[1].to_string(), c[2].to_string()));
+    }
+    // A coordinator's connection names no broker before it: `GroupCoordinator: Connect to
+    // ipv4#ADDR failed: ...` (seen while a killed leader was down, issue 30).
+    static BARE: OnceLock<Option<Regex>> = OnceLock::new();
+    let bare = BARE.get_or_init(|| {
+        Regex::new(
+            r"(?i)(Connect to (?:ipv[46]#)?(\S+) failed: (?:Connection refused|Connection timed out))",
+        )
+        .ok()
+    });
+    let c = bare.as_ref()?.captures(msg)?;
+    Some((c[2].to_string(), c[1].to_string()))
 }
 
 /// Whether `msg` (a log line, any target) is about a lost broker, and whether it is news.
@@ -108,6 +120,16 @@ mod tests {
         );
         assert_eq!(note(event), Seen::Again);
         assert_eq!(note(fail), Seen::Again);
+        let bare = "FAIL [thrd:GroupCoordinator]: GroupCoordinator: Connect to ipv4#127.0.0.1:2 failed: Connection refused (after 0ms in state CONNECT)";
+        assert_eq!(
+            note(bare),
+            Seen::Lost {
+                addr: "127.0.0.1:2".into(),
+                why: "Connect to ipv4#127.0.0.1:2 failed: Connection refused".into()
+            }
+        );
+        let event = "Global error: BrokerTransportFailure (Local: Broker transport failure): GroupCoordinator: Connect to ipv4#127.0.0.1:2 failed: Connection refused (after 0ms in state CONNECT)";
+        assert_eq!(note(event), Seen::Again);
         let reset = "FAIL [thrd:sasl_plaintext://h:9/2]: sasl_plaintext://h:9/2: Receive failed: Connection reset by peer (after 5ms in state UP)";
         assert!(matches!(note(reset), Seen::Lost { addr, .. } if addr == "h:9"));
         // Not a restart: the answer is a failure a person fixes, or librdkafka's summary.
