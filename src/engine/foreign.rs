@@ -1,7 +1,7 @@
-//! Records on the target that are not copies from this source (issue 35, item 13): the last
-//! records of each target partition are read at start (and by `plan`), and those whose origin
-//! header does not name this source's cluster and topic are said, so the run and `plan` tell
-//! what only a later `verify` reported (`500 extra`).
+//! The last records of each target partition, read once at start (and by `plan`): those whose
+//! origin header does not name this source's cluster and topic are said (issue 35, item 13), so
+//! the run and `plan` tell what only a later `verify` reported (`500 extra`); and a group's
+//! first run says when the target already holds copies of ours.
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
@@ -20,18 +20,24 @@ use crate::topics::Route;
 /// Target records read from the end of each partition.
 const TAIL: i64 = 16;
 
+/// What the last records of each target topic's partitions say: per target topic, the records
+/// read and how many are not copies of its source topic from this source.
+pub(super) struct Tails {
+    topics: BTreeMap<String, (u64, u64)>,
+}
+
 /// Reads the last [`TAIL`] records of each target partition of `parts` (`bounds`: (low, high)
-/// of every target partition) and tells `seen` each record's target topic and whether its
-/// origin header names its source topic on `source_id`; `seen` returns true when that
-/// partition needs no more records. Positions (a group's first run) and the foreign-record
-/// warning read the same tails.
+/// of every target partition), once for both questions a start asks of them: does the target
+/// hold copies of ours (a group's first run) and records of others (the foreign-record warning).
 pub(super) fn read_tails(
     opts: &RunOptions,
     source_id: &str,
     parts: &[(&Route, i32)],
     bounds: &HashMap<(String, i32), (i64, i64)>,
-    mut seen: impl FnMut(&str, bool) -> bool,
-) -> Result<()> {
+) -> Result<Tails> {
+    let mut tails = Tails {
+        topics: BTreeMap::new(),
+    };
     let mut tpl = TopicPartitionList::new();
     let mut ends: BTreeMap<(String, i32), i64> = BTreeMap::new();
     let mut source_of: HashMap<&str, &str> = HashMap::new();
@@ -46,7 +52,7 @@ pub(super) fn read_tails(
         }
     }
     if ends.is_empty() {
-        return Ok(());
+        return Ok(tails);
     }
     // read_uncommitted: a tail behind another writer's open transaction would otherwise hold
     // the start here, silently, up to --timeout (exactly-once's resume waits for it, and says so).
@@ -79,44 +85,45 @@ pub(super) fn read_tails(
                     o.cluster == Some(source_id) && source_of.get(key.0.as_str()) == Some(&o.topic)
                 })
         });
-        if seen(&key.0, ours) || m.offset() + 1 >= ends.get(&key).copied().unwrap_or(0) {
+        let counts = tails.topics.entry(key.0.clone()).or_default();
+        counts.0 += 1;
+        counts.1 += u64::from(!ours);
+        if m.offset() + 1 >= ends.get(&key).copied().unwrap_or(0) {
             ends.remove(&key);
         }
     }
     source::close(&reader, opts.timeout);
-    Ok(())
+    Ok(tails)
 }
 
-/// Warnings naming target topics whose last records include records that are not copies of
-/// their source topic from `source_id`. `bounds`: (low, high) of every target partition.
-pub(super) fn warnings(
-    opts: &RunOptions,
-    source_id: &str,
-    parts: &[(&Route, i32)],
-    bounds: &HashMap<(String, i32), (i64, i64)>,
-) -> Result<Vec<String>> {
-    // Per target topic: (records read, of which foreign).
-    let mut seen: BTreeMap<String, (u64, u64)> = BTreeMap::new();
-    read_tails(opts, source_id, parts, bounds, |topic, ours| {
-        let counts = seen.entry(topic.to_string()).or_default();
-        counts.0 += 1;
-        counts.1 += u64::from(!ours);
-        false
-    })?;
-    let source_of = |t: &str| {
-        parts
+impl Tails {
+    /// Target topics whose last records include copies of their source topic from this source.
+    pub(super) fn holding_copies(&self) -> Vec<String> {
+        self.topics
             .iter()
-            .find(|(r, _)| r.target == t)
-            .map_or("", |(r, _)| r.source.as_str())
-    };
-    Ok(seen
-        .into_iter()
-        .filter(|(_, (_, foreign))| *foreign > 0)
-        .map(|(t, (read, foreign))| {
-            format!(
-                "target topic '{t}' already holds records that are not copies of '{}' from this source ({foreign} of the last {read} read): written there by another producer or another copy (or copied with --no-origin-header); readers of '{t}' read them too, and verify counts them as extra",
-                source_of(&t)
-            )
-        })
-        .collect())
+            .filter(|(_, (read, foreign))| read > foreign)
+            .map(|(t, _)| format!("target topic '{t}'"))
+            .collect()
+    }
+
+    /// Warnings naming target topics whose last records include records that are not copies of
+    /// their source topic from this source (`parts` name each target's source).
+    pub(super) fn foreign_warnings(&self, parts: &[(&Route, i32)]) -> Vec<String> {
+        let source_of = |t: &str| {
+            parts
+                .iter()
+                .find(|(r, _)| r.target == t)
+                .map_or("", |(r, _)| r.source.as_str())
+        };
+        self.topics
+            .iter()
+            .filter(|(_, (_, foreign))| *foreign > 0)
+            .map(|(t, (read, foreign))| {
+                format!(
+                    "target topic '{t}' already holds records that are not copies of '{}' from this source ({foreign} of the last {read} read): written there by another producer or another copy (or copied with --no-origin-header); readers of '{t}' read them too, and verify counts them as extra",
+                    source_of(t)
+                )
+            })
+            .collect()
+    }
 }

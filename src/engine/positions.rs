@@ -127,25 +127,33 @@ pub fn settle(
             ));
         }
     }
-    if let (Some(id), true) = (source_id, opts.origin_header) {
-        out.warnings
-            .extend(super::foreign::warnings(opts, id, &parts, &target_bounds)?);
+    // The target's tails answer two questions; read once for both.
+    let first_run = positions.is_empty() && opts.guarantee != Guarantee::ExactlyOnce;
+    let tails = match source_id {
+        Some(id) if opts.origin_header || first_run => Some(super::foreign::read_tails(
+            opts,
+            id,
+            &parts,
+            &target_bounds,
+        )?),
+        _ => None,
+    };
+    if let (Some(tails), true) = (&tails, opts.origin_header) {
+        out.warnings.extend(tails.foreign_warnings(&parts));
     }
     if positions.is_empty() {
-        if opts.guarantee != Guarantee::ExactlyOnce {
-            if let Some(id) = source_id {
-                let copied = holding_copies(opts, id, &parts, &target_bounds)?;
-                if !copied.is_empty() {
-                    out.warnings.push(format!(
-                        "group '{}' has no positions, but {} already hold copies of this source (made under another group: another --group, or the default group before it was named after the target cluster): this run copies from --start {} again; to resume instead, stop it and pass that group with --group",
-                        opts.group,
-                        copied.join(", "),
-                        match opts.start {
-                            crate::options::StartPosition::Earliest => "earliest",
-                            crate::options::StartPosition::Latest => "latest",
-                        }
-                    ));
-                }
+        if let (Some(tails), true) = (&tails, first_run) {
+            let copied = tails.holding_copies();
+            if !copied.is_empty() {
+                out.warnings.push(format!(
+                    "group '{}' has no positions, but {} already hold copies of this source (made under another group: another --group, or the default group before it was named after the target cluster): this run copies from --start {} again; to resume instead, stop it and pass that group with --group",
+                    opts.group,
+                    copied.join(", "),
+                    match opts.start {
+                        crate::options::StartPosition::Earliest => "earliest",
+                        crate::options::StartPosition::Latest => "latest",
+                    }
+                ));
             }
         }
     } else if !opts.trust_group_positions && !told_to_skip(opts) {
@@ -295,27 +303,6 @@ fn foreign_positions(
         opts.group,
         named.join(", ")
     )))
-}
-
-/// Target topics whose last records include copies of `source_id`'s source topic.
-fn holding_copies(
-    opts: &RunOptions,
-    source_id: &str,
-    parts: &[(&Route, i32)],
-    bounds: &HashMap<(String, i32), (i64, i64)>,
-) -> Result<Vec<String>> {
-    let mut found: Vec<String> = Vec::new();
-    super::foreign::read_tails(opts, source_id, parts, bounds, |topic, ours| {
-        if ours && !found.iter().any(|t| t == topic) {
-            found.push(topic.to_string());
-        }
-        ours
-    })?;
-    found.sort();
-    Ok(found
-        .into_iter()
-        .map(|t| format!("target topic '{t}'"))
-        .collect())
 }
 
 #[cfg(test)]
