@@ -18,7 +18,10 @@ pub(super) fn copy_client_id(c: &mut ClientConfig, shard: Option<Shard>, flow: O
         None => CLIENT_ID.to_string(),
     };
     // The shard part is named as the shard's transactional id is.
-    let id = shard.map_or_else(|| id.clone(), |shard| shard.transactional_id(&id));
+    let id = match shard {
+        Some(shard) => shard.transactional_id(&id),
+        None => id,
+    };
     c.set("client.id", id);
 }
 

@@ -262,9 +262,9 @@ fn refresh_topics(
             crate::topics::limits::smallest(&opts.to, &target_meta, &targets, opts.timeout);
         for c in checks {
             out.warnings.push(format!(
-                "new source topic '{}' ({} partitions) is copied to '{}'{}",
+                "new source topic '{}' ({}) is copied to '{}'{}",
                 c.route.source,
-                c.route.partitions,
+                crate::table::count(c.route.partitions as u64, "partition"),
                 c.route.target,
                 if c.target_partitions.is_none() {
                     " (created)"
