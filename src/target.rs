@@ -33,12 +33,16 @@ pub(crate) trait Counted: ProducerContext {
 /// Called first by each engine's delivery callback: the record is no longer in flight,
 /// acknowledged or not.
 pub(crate) fn reported<'a, C: Counted>(context: &C, result: &'a DeliveryResult<'_>) -> &'a str {
-    let msg = match result {
-        Ok(m) | Err((_, m)) => m,
+    let (msg, failed) = match result {
+        Ok(m) => (m, false),
+        Err((_, m)) => (m, true),
     };
     // Its topic, for the caller: each `topic()` reads and checks the name again.
     let topic = msg.topic();
     context.counters().reported(topic, msg.partition());
+    if failed {
+        context.counters().failed_delivery(topic, msg.partition());
+    }
     topic
 }
 

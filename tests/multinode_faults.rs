@@ -6,8 +6,9 @@
 //! can arrive first), once for a commit and once for an abort; and a single-node target
 //! killed -9 and restarted on its log under a live exactly-once run. No run exits; nothing is
 //! missing; exactly-once is exact for a read_committed reader; at-least-once duplicates are
-//! bounded by what was written while the node was down. Each test prints its evidence
-//! (`evidence:` lines on stderr).
+//! bounded by what was written while the node was down. A target that loses two of its three
+//! nodes is the exception: both runs exit 1 after `--delivery-timeout`, naming the partitions.
+//! Each test prints its evidence (`evidence:` lines on stderr).
 
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command};
@@ -236,6 +237,37 @@ impl Live {
         let json: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
         assert_eq!(json["status"], "stopped", "{json}");
         json
+    }
+}
+
+impl Live {
+    /// Waits (at most `limit`) for the run to exit on its own: its exit code and stdout.
+    pub(crate) fn exits(&mut self, limit: Duration) -> (Option<i32>, String) {
+        let mut child = self.child.take().expect("the run");
+        let deadline = Instant::now() + limit;
+        let status = loop {
+            if let Some(s) = child.try_wait().expect("wait") {
+                break s;
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!(
+                    "{} run did not exit within {limit:?}: {}",
+                    self.guarantee,
+                    self.stderr()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        if let Some(r) = self.reader.take() {
+            let _ = r.join();
+        }
+        let mut out = String::new();
+        if let Some(mut stdout) = child.stdout.take() {
+            let _ = stdout.read_to_string(&mut out);
+        }
+        (status.code(), out)
     }
 }
 
@@ -599,4 +631,143 @@ fn issue_30_a_target_broker_killed_and_restarted_on_its_log_under_a_live_exactly
         dups, 0,
         "exactly-once: duplicates for a read_committed reader"
     );
+}
+
+/// A three-node target loses two nodes (killed -9, records in flight in both runs): no
+/// partition can take a write acknowledged by `min.insync.replicas` 2, and no controller
+/// quorum is left to elect leaders. That is a failure, not a restart to ride out: each run
+/// exits 1 once `--delivery-timeout` has passed (not before), naming the partitions it could
+/// not deliver to. Nothing was committed past what the target holds; once the nodes are back
+/// a rerun completes the copy (exactly-once with no duplicate).
+#[test]
+fn issue_30_a_target_that_loses_a_majority_of_its_nodes_fails_the_run_naming_its_partitions() {
+    let a = Kafka::shared("a");
+    let topic = common::unique("majority");
+    let mut b = Cluster::start_with("maj", 3, &QUICK_FAILOVER);
+    common::create_topic(&a.bootstrap, &topic, PARTS);
+    let writer = LiveWriter::start_on(&a.bootstrap, &topic);
+    let timeout = Duration::from_secs(10);
+    let dt = format!("{}s", timeout.as_secs());
+    let mut runs = [
+        Live::copy(
+            &a.bootstrap,
+            &b.bootstrap,
+            &topic,
+            "at-least-once",
+            "warn",
+            &["--delivery-timeout", &dt],
+        ),
+        Live::copy(
+            &a.bootstrap,
+            &b.bootstrap,
+            &topic,
+            "exactly-once",
+            "warn",
+            &["--delivery-timeout", &dt],
+        ),
+    ];
+    for r in runs.iter_mut() {
+        r.wait_copied(0.0, "its start", Duration::from_secs(90));
+    }
+    let in_flight = all_in_flight(&mut runs, Duration::from_secs(30));
+    let copied: Vec<f64> = runs.iter().map(Live::copied).collect();
+    let (killed, seen): (Instant, Vec<usize>) =
+        (Instant::now(), runs.iter().map(Live::seen).collect());
+    for node in [2, 3] {
+        kill9(b.pid(node));
+    }
+    eprintln!(
+        "evidence: nodes 2 and 3 of 3 killed -9 with records in flight {in_flight:?} (at-least-once, exactly-once), copied {copied:?}"
+    );
+    for (r, seen) in runs.iter_mut().zip(seen) {
+        // At-least-once: the records sent until the first failure time out (2 ×
+        // --delivery-timeout); exactly-once: then an abort waits up to --delivery-timeout
+        // + 2 × --timeout more.
+        let (code, stdout) = r.exits(Duration::from_secs(180));
+        let after = killed.elapsed();
+        let stderr = r.stderr();
+        eprintln!(
+            "evidence: {} exited {code:?} {after:.1?} after the kill; its last lines:\n  {}",
+            r.guarantee,
+            stderr
+                .lines()
+                .rev()
+                .take(4)
+                .collect::<Vec<_>>()
+                .join("\n  ")
+        );
+        assert_eq!(code, Some(1), "{}: {stderr}", r.guarantee);
+        assert!(
+            after >= timeout,
+            "{}: exited {after:?} after the kill, before --delivery-timeout {timeout:?}",
+            r.guarantee
+        );
+        // The failure names the target partitions that took no write.
+        let named: Vec<String> = (0..PARTS)
+            .map(|p| format!("{}[{p}]", r.target))
+            .filter(|tp| stderr.contains(tp.as_str()))
+            .collect();
+        assert_eq!(
+            named.len(),
+            PARTS as usize,
+            "{}: the failure names not every target partition: {stderr}",
+            r.guarantee
+        );
+        // Not "acknowledges again": the records it waited for failed.
+        assert!(
+            r.lines_with(seen, "acknowledges again").is_empty(),
+            "{}: {stderr}",
+            r.guarantee
+        );
+        let json: serde_json::Value = serde_json::from_str(stdout.trim()).expect("one JSON object");
+        assert_eq!(json["status"], "failed", "{json}");
+    }
+    let total = writer.finish();
+    b.restart(2);
+    b.restart(3);
+    b.settled();
+    eprintln!(
+        "evidence: nodes 2 and 3 back in every ISR {:.1?} after the kill",
+        killed.elapsed()
+    );
+    let committed = kr::assert_committed_is_covered(
+        &a.bootstrap,
+        &b.bootstrap,
+        &runs[0].group,
+        &topic,
+        &runs[0].target,
+        PARTS,
+    );
+    eprintln!("evidence: at-least-once committed {committed:?}, each covered by the target");
+    let ends = common::ends(&a.bootstrap, &topic, PARTS, "read_uncommitted");
+    let past: i64 = ends.iter().zip(&committed).map(|(e, c)| e - c).sum();
+    for r in &runs {
+        let rename = format!("{{topic}}.{}", r.guarantee);
+        let args = kr::caught_up_args(
+            &a.bootstrap,
+            &b.bootstrap,
+            &topic,
+            &r.group,
+            r.guarantee,
+            &["--rename", &rename],
+        );
+        let rerun = kr::run(&args);
+        assert_eq!(rerun.code, 0, "{}: {}", r.guarantee, rerun.stderr);
+        let dups = kr::assert_complete(&a.bootstrap, &b.bootstrap, &topic, &r.target, PARTS);
+        eprintln!(
+            "{}: {total} records written, {dups} duplicates after the rerun",
+            r.guarantee
+        );
+        if r.guarantee == "exactly-once" {
+            assert_eq!(
+                dups, 0,
+                "exactly-once: duplicates for a read_committed reader"
+            );
+        } else {
+            assert!(
+                dups as i64 <= past,
+                "{dups} duplicates, {past} records past the committed positions"
+            );
+        }
+    }
 }

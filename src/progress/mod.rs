@@ -8,6 +8,7 @@
 
 mod figures;
 
+use std::cell::Cell;
 use std::io::IsTerminal;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -40,7 +41,10 @@ pub fn start(
     delivery_timeout: Duration,
 ) -> Option<Live> {
     let stop = Arc::new(Stop::default());
-    let warn = Warn { delivery_timeout };
+    let warn = Warn {
+        delivery_timeout,
+        errors_before: Cell::new(0),
+    };
     if quiet {
         let stop2 = stop.clone();
         let ticker = std::thread::spawn(move || {
@@ -84,6 +88,9 @@ pub fn start(
 /// What the display's thread warns about besides the run's notices.
 struct Warn {
     delivery_timeout: Duration,
+    /// Failed deliveries when the stall began: whether the target acknowledged the records
+    /// it held, or they failed.
+    errors_before: Cell<u64>,
 }
 
 impl Warn {
@@ -95,18 +102,27 @@ impl Warn {
             say(&format!("kreplicate: warning: {line}"));
         }
         match p.check_stall(self.delivery_timeout / 2) {
-            Some(Stall::Began { records, waited }) => say(&format!(
-                "kreplicate: warning: target has not acknowledged {} record{} for {} s (a record not acknowledged within --delivery-timeout {} fails the run)",
-                count(records),
-                if records == 1 { "" } else { "s" },
-                waited.as_secs(),
-                humantime::format_duration(self.delivery_timeout)
-            )),
-            Some(Stall::Ended { waited }) => say(&format!(
-                "kreplicate: target acknowledges again, after {} s",
-                waited.as_secs()
-            )),
-            None => {}
+            Some(Stall::Began { records, waited }) => {
+                self.errors_before
+                    .set(p.delivery_errors.load(Ordering::Relaxed));
+                say(&format!(
+                    "kreplicate: warning: target has not acknowledged {} record{} for {} s (a record not acknowledged within --delivery-timeout {} fails the run)",
+                    count(records),
+                    if records == 1 { "" } else { "s" },
+                    waited.as_secs(),
+                    humantime::format_duration(self.delivery_timeout)
+                ))
+            }
+            // Not when they failed instead: the run's error says so.
+            Some(Stall::Ended { waited })
+                if p.delivery_errors.load(Ordering::Relaxed) == self.errors_before.get() =>
+            {
+                say(&format!(
+                    "kreplicate: target acknowledges again, after {} s",
+                    waited.as_secs()
+                ))
+            }
+            Some(Stall::Ended { .. }) | None => {}
         }
     }
 }

@@ -18,6 +18,7 @@ use std::time::{Instant, SystemTime};
 
 use crate::error::{Error, Exit};
 use crate::options::RunOptions;
+use crate::table::count;
 
 /// Version of the `--json` object: bumped when a field changes meaning or goes away.
 pub const JSON_VERSION: u32 = 1;
@@ -176,7 +177,17 @@ impl Summary {
             (None, false) => Status::Ok,
         };
         let error_kind = failure.as_ref().map(ErrorKind::of);
-        let failure = failure.map(|e| e.to_string());
+        // Whatever ended the run, the failure names every target partition that refused a
+        // record or never acknowledged one in time (a cluster that lost a majority: all).
+        let undelivered = progress.undelivered();
+        let failure = failure.map(|e| match undelivered.len() {
+            0 => e.to_string(),
+            n => format!(
+                "{e}; deliveries failed to {}: {}",
+                count(n as u64, "target partition"),
+                undelivered.join(", ")
+            ),
+        });
         let mut summary = Summary::ended(&Identity::of(opts), started, status, failure, error_kind);
         summary.records = progress.records.load(Ordering::Relaxed);
         summary.bytes = progress.bytes.load(Ordering::Relaxed);
