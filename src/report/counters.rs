@@ -56,7 +56,7 @@ pub struct Counters {
     /// Records sent to the target and not yet acknowledged.
     in_flight: Mutex<InFlight>,
     /// Target partitions with a failed delivery, for the failure's message.
-    undelivered: Mutex<BTreeSet<(String, i32)>>,
+    undelivered: Mutex<BTreeMap<String, BTreeSet<i32>>>,
 }
 
 /// The loop's last published view of its partitions.
@@ -219,16 +219,23 @@ impl Counters {
     }
 
     /// Once per stall: the oldest record in flight has waited `limit`; then, that it ended.
-    /// A delivery to `topic[partition]` failed (rare: a lock is fine here).
+    /// A delivery to `topic[partition]` failed (rare: a lock is fine here; a topic's name is copied once).
     pub fn failed_delivery(&self, topic: &str, partition: i32) {
-        lock(&self.undelivered).insert((topic.to_string(), partition));
+        let mut failed = lock(&self.undelivered);
+        match failed.get_mut(topic) {
+            Some(parts) => parts.insert(partition),
+            None => failed
+                .entry(topic.to_string())
+                .or_default()
+                .insert(partition),
+        };
     }
 
     /// The target partitions with a failed delivery, as `topic[partition]`.
     pub fn undelivered(&self) -> Vec<String> {
         lock(&self.undelivered)
             .iter()
-            .map(|(t, p)| format!("{t}[{p}]"))
+            .flat_map(|(t, parts)| parts.iter().map(move |p| format!("{t}[{p}]")))
             .collect()
     }
 
@@ -289,7 +296,7 @@ impl Default for Counters {
                 succeeded: now,
             }),
             in_flight: Mutex::new(InFlight::new(Instant::now())),
-            undelivered: Mutex::new(BTreeSet::new()),
+            undelivered: Mutex::new(BTreeMap::new()),
         }
     }
 }
