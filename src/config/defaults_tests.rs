@@ -80,7 +80,10 @@ fn issue_34_each_default_help_states_is_the_one_a_run_resolves_to() {
     // `demo` keeps clap's own defaults; its --guarantee agrees with the copy's.
     let cmd = cli::command();
     let demo = cmd.find_subcommand("demo").unwrap();
-    let guarantee = demo.get_arguments().find(|a| a.get_id() == "guarantee").unwrap();
+    let guarantee = demo
+        .get_arguments()
+        .find(|a| a.get_id() == "guarantee")
+        .unwrap();
     let shown: Vec<_> = guarantee.get_default_values().iter().collect();
     assert_eq!(shown, [defaults::of("guarantee").unwrap()]);
 }
