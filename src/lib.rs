@@ -21,8 +21,9 @@
 //!    permissions a run needs and `--sync-acls`; `topics` reads and changes clusters' topics
 //!    (metadata, selection, creation, configs, loops), both through `kafka` (client settings,
 //!    consumer requests), which takes the run's vocabulary from `options`; `config` turns
-//!    `cli` flags and the YAML into `options`; `cli` imports only `options`; `copy_flags`
-//!    reads `cli` to name misplaced copy flags.
+//!    `cli` flags and the YAML into `options` by one rule (`config::setting`: flag, flow, file
+//!    defaults, then `options::defaults`, the one table of built-in defaults `--help` shows);
+//!    `cli` imports only `options`; `copy_flags` reads `cli` to name misplaced copy flags.
 //! 5. `error`, `lines`, `offsets`, `origin`, `shard`, `stop`, `suggest`, `table`, `throttle`,
 //!    `tick`, `mock`, `trail` — leaves import nothing of the crate but other leaves; `lines`
 //!    prints a line on stderr above the progress bar.

@@ -6,6 +6,7 @@ use crate::common::kr;
 use crate::common::{self, Kafka};
 use kreplicate::shard::Shard;
 
+#[track_caller]
 fn assert_usage_error(args: &[&str], expect: &str) {
     let started = Instant::now();
     let run = kr::wait(kr::spawn(args), Duration::from_secs(60));

@@ -5,10 +5,10 @@ use crate::common::kr::{self, FAST_GROUP};
 use crate::common::{self, Kafka};
 
 fn args<'a>(a: &'a Kafka, b: &'a Kafka, extra: &[&'a str]) -> Vec<&'a str> {
-    let mut v = vec!["--from", a.bootstrap.as_str(), "--to", b.bootstrap.as_str()];
-    v.extend_from_slice(&FAST_GROUP);
-    v.extend_from_slice(extra);
-    v
+    kr::Args::copy(&a.bootstrap, &b.bootstrap)
+        .fast_group()
+        .with(extra)
+        .build()
 }
 
 #[test]

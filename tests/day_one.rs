@@ -14,6 +14,7 @@ fn write_config(name: &str, text: &str) -> String {
 }
 
 /// A run that must fail with exit 2 and exactly `line` on stderr.
+#[track_caller]
 fn assert_refused(args: &[&str], line: &str) {
     let run = kr::run(args);
     assert_eq!(run.code, 2, "{args:?}: {run:?}");

@@ -32,27 +32,21 @@ fn ends(bootstrap: &str, topic: &str, partitions: i32) -> Vec<i64> {
 }
 
 fn continuous<'a>(ab: &'a str, bb: &'a str, guarantee: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
-    let mut args = vec![
-        "--from",
-        ab,
-        "--to",
-        bb,
-        "--topics",
-        "^ev\\..*",
-        "--exclude",
-        "ev.skip",
-        "--create-topics",
-        "--refresh-topics",
-        "1s",
-        "--group",
-        "g-disc",
-        "--guarantee",
-        guarantee,
-        "--json",
-    ];
-    args.extend_from_slice(extra);
-    args.extend_from_slice(&kr::FAST_GROUP);
-    args
+    kr::Args::copy(ab, bb)
+        .topics("^ev\\..*")
+        .with(&[
+            "--exclude",
+            "ev.skip",
+            "--create-topics",
+            "--refresh-topics",
+            "1s",
+        ])
+        .group("g-disc")
+        .guarantee(guarantee)
+        .with(&["--json"])
+        .with(extra)
+        .fast_group()
+        .build()
 }
 
 fn new_topics_are_copied(guarantee: &str) {
@@ -179,24 +173,14 @@ fn following<'a>(
     group: &'a str,
     guarantee: &'a str,
 ) -> Vec<&'a str> {
-    let mut args = vec![
-        "--from",
-        ab,
-        "--to",
-        bb,
-        "--topics",
-        topics,
-        "--create-topics",
-        "--refresh-topics",
-        "1s",
-        "--group",
-        group,
-        "--guarantee",
-        guarantee,
-        "--json",
-    ];
-    args.extend_from_slice(&kr::FAST_GROUP);
-    args
+    kr::Args::copy(ab, bb)
+        .topics(topics)
+        .with(&["--create-topics", "--refresh-topics", "1s"])
+        .group(group)
+        .guarantee(guarantee)
+        .with(&["--json"])
+        .fast_group()
+        .build()
 }
 
 /// Issue 17 (Apache Kafka: deleting a topic under a reader crashed librdkafka on tansu): a topic
@@ -375,15 +359,7 @@ fn issue_31_kip848_a_deleted_topic_does_not_end_the_run_after_the_join_timeout()
         (held != Some(2.0)).then(|| format!("{held:?} partitions held, not 2"))
     });
     // Twice the join timeout passes with the run still there.
-    let deadline = std::time::Instant::now() + 2 * join_timeout;
-    while std::time::Instant::now() < deadline {
-        let exited = child.as_mut().and_then(|c| c.try_wait().expect("try_wait"));
-        if exited.is_some() {
-            let run = kr::wait(child.take().expect("child"), Duration::from_secs(10));
-            panic!("the run ended after the deletion: {run:?}");
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    kr::stays_up(&mut child, 2 * join_timeout);
     common::produce(ab, &keep, &kr::records(900, 2, "k2"));
     kr::wait_for_records(bb, &keep, 940, Duration::from_secs(60), &mut child);
     let run = kr::stop(&mut child);

@@ -128,13 +128,9 @@ fn issue_18_exactly_once_goes_on_without_an_index_the_target_refuses() {
     ]);
     // Transactions with index entries committed: the source group shows their positions.
     let start = std::time::Instant::now();
-    while common::committed(&ab, "g", "t", 2) != vec![100, 100] {
-        assert!(
-            start.elapsed() < std::time::Duration::from_secs(60),
-            "no commit"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
+    common::wait_until("a commit", std::time::Duration::from_secs(60), || {
+        common::committed(&ab, "g", "t", 2) == vec![100, 100]
+    });
     b.cluster()
         .unwrap()
         .topic_error(

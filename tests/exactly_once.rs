@@ -11,7 +11,7 @@ use kreplicate::mock::MockKafka;
 use rdkafka::producer::Producer;
 use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
 
-use crate::common::kr::{self, FAST_GROUP};
+use crate::common::kr;
 use crate::common::{self, Got, Kafka, Rec};
 
 const ORIGIN: &str = "kreplicate.origin";
@@ -28,40 +28,36 @@ fn eos_args_in<'a>(
     group: &'a str,
     extra: &[&'a str],
 ) -> Vec<&'a str> {
-    let mut v = vec![
-        "--from",
-        a,
-        "--to",
-        b,
-        "--topics",
-        topic,
-        "--group",
-        group,
-        "--guarantee",
-        "exactly-once",
-    ];
-    v.extend_from_slice(&FAST_GROUP);
-    v.extend_from_slice(extra);
-    v
+    kr::Args::copy(a, b)
+        .topics(topic)
+        .group(group)
+        .guarantee("exactly-once")
+        .fast_group()
+        .with(extra)
+        .build()
 }
 
 /// The target as a read_committed reader sees it, without kreplicate's origin header, must
 /// equal the source exactly: no record missing, none twice, same order per partition.
+#[track_caller]
 pub(crate) fn assert_exact(a: &str, b: &str, partitions: i32) {
     assert_exact_in(a, b, "t", partitions)
 }
 
 /// [`assert_exact`] for `t`.
+#[track_caller]
 fn assert_exact_in(a: &str, b: &str, t: &str, partitions: i32) {
     assert_exact_between(a, t, b, t, partitions)
 }
 
 /// [`assert_exact`] for source topic `from` copied to target topic `t`.
+#[track_caller]
 fn assert_exact_between(a: &str, from: &str, b: &str, t: &str, partitions: i32) {
     assert_exact_copy(&common::read_all(a, from), b, t, partitions)
 }
 
 /// [`assert_exact`] for the source records `src` (as read) copied to target topic `t`.
+#[track_caller]
 fn assert_exact_copy(src: &[Got], b: &str, t: &str, partitions: i32) {
     let dst = common::read_all(b, t);
     let strip = |g: &Got| -> Rec {
@@ -500,17 +496,15 @@ fn exactly_once_second_instance_with_the_same_identity_stops_the_first() {
     ];
     let first = kr::spawn(&eos_args_in(&a.bootstrap, &b.bootstrap, t, g, &extra));
     // The second starts once the first committed a transaction (the group follows each one).
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while common::committed(&a.bootstrap, g, t, 2)
-        .iter()
-        .all(|&c| c <= 0)
-    {
-        assert!(
-            Instant::now() < deadline,
-            "the first instance committed nothing"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    common::wait_until(
+        "the first instance committing",
+        Duration::from_secs(60),
+        || {
+            common::committed(&a.bootstrap, g, t, 2)
+                .iter()
+                .any(|&c| c > 0)
+        },
+    );
     let second = kr::spawn(&eos_args_in(&a.bootstrap, &b.bootstrap, t, g, &extra));
     let started = Instant::now();
     let old = kr::wait(first, Duration::from_secs(90));

@@ -36,24 +36,15 @@ fn copy_args_in<'a>(
     group: &[&'a str],
     extra: &[&'a str],
 ) -> Vec<&'a str> {
-    let mut v = vec![
-        "--from",
-        ab,
-        "--to",
-        bb,
-        "--topics",
-        TOPIC,
-        "--group",
-        "g",
-        "--commit-interval",
-        "100ms",
+    kr::Args::copy(ab, bb)
+        .topics(TOPIC)
+        .group("g")
+        .with(&["--commit-interval", "100ms"])
         // Small batches: many produce requests, so faults land in the middle of the copy.
-        "--to-property",
-        "batch.num.messages=20",
-    ];
-    v.extend_from_slice(group);
-    v.extend_from_slice(extra);
-    v
+        .with(&["--to-property", "batch.num.messages=20"])
+        .with(group)
+        .with(extra)
+        .build()
 }
 
 /// The group protocol a Kafka fault test runs under: the classic one (`FAST_GROUP`'s 2 s
@@ -91,6 +82,7 @@ impl Protocol {
 
 /// After a failed run: committed positions are covered by the target; then a clean rerun
 /// completes the copy.
+#[track_caller]
 fn check_then_rerun(ab: &str, bb: &str) {
     let committed = kr::assert_committed_is_covered(ab, bb, "g", TOPIC, TOPIC, PARTS);
     let rerun = kr::run(&copy_args(ab, bb, &["--until-caught-up"]));
@@ -138,19 +130,9 @@ fn mock_target_broker_down_fails_within_the_delivery_timeout() {
         &["--delivery-timeout", "3s", "--metrics-addr", &addr],
     ));
     // Down once the copy runs (not during the checks before it, which --timeout bounds).
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let text =
-            common::http_get(&format!("http://{addr}/metrics")).map_or(String::new(), |r| r.1);
-        if common::scraped(&text, "kreplicate_assigned_partitions")
-            .first()
-            .is_some_and(|s| s.1 > 0.0)
-        {
-            break;
-        }
-        assert!(Instant::now() < deadline, "the copy never started");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    common::wait_until("the copy starting", Duration::from_secs(30), || {
+        kr::metric(&addr, "kreplicate_assigned_partitions").is_some_and(|v| v > 0.0)
+    });
     let started = Instant::now();
     mock.broker_down(1).unwrap();
     let run = kr::wait(child, Duration::from_secs(60));

@@ -1,7 +1,7 @@
 //! Issue 11: `kreplicate groups` refuses what it cannot translate exactly, with one line
 //! saying why, and commits nothing for it.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rdkafka::consumer::{BaseConsumer, Consumer};
 
@@ -82,11 +82,14 @@ fn issue_11_groups_refusals_say_why_in_one_line_and_commit_nothing() {
         .create()
         .expect("consumer");
     member.subscribe(&[t]).expect("subscribe");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while member.assignment().map(|a| a.count()).unwrap_or(0) == 0 {
-        assert!(Instant::now() < deadline, "the member never got partitions");
-        let _ = member.poll(Duration::from_millis(100));
-    }
+    common::wait_until(
+        "the member getting partitions",
+        Duration::from_secs(30),
+        || {
+            let _ = member.poll(Duration::from_millis(100));
+            member.assignment().map(|a| a.count()).unwrap_or(0) > 0
+        },
+    );
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let r = std::thread::scope(|s| {
         let stop2 = stop.clone();

@@ -5,7 +5,7 @@
 //! before the run noticed it are copied too, even under `--start latest`: `--start` is for the
 //! partitions that existed when the run began. Shared clusters, names of their own.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::common::kr;
 use crate::common::{self, Kafka};
@@ -13,18 +13,10 @@ use crate::common::{self, Kafka};
 /// Waits until the group's committed positions on `a` reach `want` (the run's `--start latest`
 /// decision is committed at once): records produced after that are after the decision.
 fn wait_committed(a: &str, group: &str, topic: &str, want: &[i64]) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let got = common::committed(a, group, topic, want.len() as i32);
-        if got == want {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{group} committed {got:?} on {topic}, want {want:?}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let what = format!("{group} committing {want:?} on {topic}");
+    common::wait_until(&what, Duration::from_secs(60), || {
+        common::committed(a, group, topic, want.len() as i32) == want
+    });
 }
 
 fn grown_topic_is_followed(guarantee: &str, create_topics: bool) {

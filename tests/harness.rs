@@ -269,11 +269,9 @@ fn harness_commit_waits_out_a_killed_members_session() {
     ];
     args.extend(kr::FAST_GROUP);
     let child = kr::spawn(&args);
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while common::committed(&a.bootstrap, g, t, 2) != [1, 1] {
-        assert!(Instant::now() < deadline, "the copy committed nothing");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    common::wait_until("the copy committing", Duration::from_secs(60), || {
+        common::committed(&a.bootstrap, g, t, 2) == [1, 1]
+    });
     kr::signal(&child, "KILL");
     let _ = kr::wait(child, Duration::from_secs(30));
     common::commit(&a.bootstrap, g, t, &[(0, 0), (1, 0)]);

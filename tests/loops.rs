@@ -3,7 +3,7 @@
 //! renamed topics).
 
 use std::process::Child;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::common::kr::{self, FAST_GROUP};
 use crate::common::{self, Kafka};
@@ -28,19 +28,11 @@ fn run(from: &str, to: &str, topics: &str, rename: &str) -> kr::Run {
 
 /// Waits (bounded) until `topic` holds `n` records.
 fn wait_for(bootstrap: &str, topic: &str, n: usize, child: &mut Option<Child>) {
-    let started = Instant::now();
-    while !(kr::topics(bootstrap).iter().any(|t| t == topic)
-        && common::read_all(bootstrap, topic).len() >= n)
-    {
-        if started.elapsed() > Duration::from_secs(60) {
-            if let Some(c) = child.take() {
-                kr::signal(&c, "KILL");
-                let run = kr::wait(c, Duration::from_secs(10));
-                panic!("{topic} never held {n} records: {run:?}");
-            }
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    kr::wait_or_kill(Duration::from_secs(60), child, || {
+        let held = kr::topics(bootstrap).iter().any(|t| t == topic)
+            && common::read_all(bootstrap, topic).len() >= n;
+        (!held).then(|| format!("{topic} never held {n} records"))
+    });
 }
 
 fn user_topics(bootstrap: &str) -> Vec<String> {

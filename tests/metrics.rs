@@ -73,25 +73,21 @@ fn issue_10_prometheus_scrapes_records_copied_and_lag_matching_the_run() {
     let (status, body) = served(&addr, "/healthz");
     assert_eq!((status, body.as_str()), (200, "ok\n"));
     // The file is rewritten while the run goes on (its first write, at start, counted 0).
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let text = std::fs::read_to_string(&file).unwrap_or_default();
-        let copied: f64 = common::scraped(&text, "kreplicate_records_copied_total")
-            .iter()
-            .map(|s| s.1)
-            .sum();
-        let running = common::scraped(&text, "kreplicate_status")
-            .iter()
-            .any(|(l, v)| l["status"] == "running" && *v == 1.0);
-        if copied == 3000.0 && running {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the metrics file was not rewritten: {text}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    common::wait_until(
+        "the metrics file rewritten",
+        Duration::from_secs(10),
+        || {
+            let text = std::fs::read_to_string(&file).unwrap_or_default();
+            let copied: f64 = common::scraped(&text, "kreplicate_records_copied_total")
+                .iter()
+                .map(|s| s.1)
+                .sum();
+            let running = common::scraped(&text, "kreplicate_status")
+                .iter()
+                .any(|(l, v)| l["status"] == "running" && *v == 1.0);
+            copied == 3000.0 && running
+        },
+    );
     let (status, _) = served(&addr, "/nothing-here");
     assert_eq!(status, 404);
 

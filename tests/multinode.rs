@@ -478,6 +478,7 @@ fn issue_30_rolling_restarts_of_target_then_source_under_both_guarantees() {
 
 /// A routine restart is no error: no ERROR line, one warning per broker lost, and each is said
 /// to be back. How many were said lost.
+#[track_caller]
 pub(crate) fn assert_restarts_said_once(stderr: &str) -> usize {
     let errors: Vec<&str> = stderr.lines().filter(|l| l.contains(" ERROR ")).collect();
     assert!(

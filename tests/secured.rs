@@ -33,6 +33,7 @@ fn run_in(dir: &Path, args: &[&str]) -> Run {
     run
 }
 
+#[track_caller]
 fn assert_no_secret(run: &Run) {
     for secret in [SOURCE_PASSWORD, TARGET_PASSWORD] {
         for (name, out) in [("stdout", &run.stdout), ("stderr", &run.stderr)] {
@@ -42,6 +43,7 @@ fn assert_no_secret(run: &Run) {
 }
 
 /// The metrics a run wrote (`--metrics-file`) show no password either.
+#[track_caller]
 fn assert_no_secret_in(metrics: &Path) {
     let text = fs::read_to_string(metrics).expect("the metrics file");
     assert!(text.contains("run_info"), "no metrics: {text}");

@@ -16,6 +16,7 @@ const TARGET_PASSWORD: &str = "dst-Acl-Pw-2b9d";
 const ADMIN_PASSWORD: &str = "adm-Acl-Pw-55f0";
 
 /// No output of a run, nor its metrics file, holds a password.
+#[track_caller]
 fn assert_no_secret(run: &Run, metrics: Option<&Path>) {
     let metrics = metrics.map(|m| fs::read_to_string(m).expect("the metrics file"));
     if let Some(m) = &metrics {

@@ -29,12 +29,12 @@ mod cluster_settings;
 mod compression;
 /// a faithful copy end to end (Kafka: shared; own where the default group matters)
 mod copy;
+/// the copy's own consumer group: splits, shards, signals, lost assignments (Kafka; mock)
+mod copy_group;
 /// the guide's cut-over and failback recipes, run as written (Kafka: own)
 mod cutover;
 /// an operator's first day: what is created, config-file errors, flag mix-ups (Kafka: shared)
 mod day_one;
-/// the default group where plan and the metrics show it (Kafka: shared, a rename of its own)
-mod default_group;
 /// `kreplicate demo` under each guarantee (mock)
 mod demo;
 /// regex topics followed every --refresh-topics (Kafka: own and shared)
@@ -53,8 +53,6 @@ mod faults;
 mod flow_groups;
 /// target records that are not copies from this source, said by plan and the run (Kafka: shared)
 mod foreign_records;
-/// the copy's own consumer group: splits, shards, signals, lost assignments (Kafka; mock)
-mod groups;
 /// `kreplicate groups` refusing what it cannot translate (Kafka: shared)
 mod groups_refusals;
 /// a source topic that gains partitions while copied (Kafka: shared)
@@ -81,6 +79,8 @@ mod multinode_faults;
 mod multinode_proxy;
 /// records near the size limit, and the origin header (Kafka: shared)
 mod origin_size;
+/// `kreplicate plan`: what a run would do, writing nothing; a refused run's default group and its positions (Kafka: shared, a rename of its own)
+mod plan;
 /// the progress display on a terminal and piped (Kafka)
 mod progress;
 /// the guide's promises no other test checked (Kafka: shared; mock)

@@ -485,6 +485,7 @@ pub fn wait_for_open_copies(
 
 /// Once the copy stopped (committing its transaction), a consumer of `app` on the target
 /// reads every record from source offset 10 on, in each partition.
+#[track_caller]
 pub fn assert_reads_from_ten(stopped: kr::Run, bb: &str, app: &str, topic: &str, id: &str) {
     assert_eq!(stopped.json()["records"], 10, "{stopped:?}");
     let read = consume_as(bb, app, topic);

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::options::{GapPolicy, Guarantee, StartPosition};
+use crate::options::{defaults, GapPolicy, Guarantee, StartPosition};
 
 /// Environment variable naming the config file (below `--config`, above the default path).
 pub const CONFIG_ENV: &str = "KREPLICATE_CONFIG";
@@ -125,7 +125,7 @@ pub struct CopyArgs {
     #[command(flatten)]
     pub ends: EndpointArgs,
 
-    /// Delivery guarantee [default: at-least-once]
+    /// Delivery guarantee
     #[arg(long, value_enum)]
     pub guarantee: Option<Guarantee>,
 
@@ -146,8 +146,8 @@ pub struct CopyArgs {
     /// Without --until-caught-up: how often to look at the source's topics again (e.g. 30s,
     /// 5m, or off). New topics matching --topics (less --exclude) are copied from their
     /// beginning (or --start), deleted ones stop being copied, and partitions added to a source
-    /// topic are followed when the target has as many (--create-topics adds them) [default:
-    /// 60s]. Refused with --until-caught-up, which copies the topics found at start
+    /// topic are followed when the target has as many (--create-topics adds them). Refused
+    /// with --until-caught-up, which copies the topics found at start
     #[arg(long, value_name = "DURATION")]
     pub refresh_topics: Option<String>,
 
@@ -156,13 +156,13 @@ pub struct CopyArgs {
     #[arg(long)]
     pub json: bool,
 
-    /// Where a group with no committed position starts [default: earliest]; partitions that
-    /// appear while a run copies start at their beginning
+    /// Where a group with no committed position starts; partitions that appear while a run
+    /// copies start at their beginning
     #[arg(long, value_enum)]
     pub start: Option<StartPosition>,
 
     /// What to do when a committed position lies outside the source log (retention, a
-    /// recreated topic): fail, or skip to the earliest or latest record [default: fail]
+    /// recreated topic): fail, or skip to the earliest or latest record
     #[arg(long, value_enum)]
     pub on_gap: Option<GapPolicy>,
 
@@ -212,20 +212,20 @@ pub struct CopyArgs {
     pub replication_factor: Option<i32>,
 
     /// Longest wait for one record's acknowledgement by the target before the run fails
-    /// (e.g. 500ms, 30s, 2m) [default: 2m]
+    /// (e.g. 500ms, 30s, 2m)
     #[arg(long, value_name = "DURATION")]
     pub delivery_timeout: Option<String>,
 
-    /// Longest wait for a broker request at start (metadata, topic checks) [default: 30s]
+    /// Longest wait for a broker request at start (metadata, topic checks)
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
 
-    /// How often verified positions are committed to the source group [default: 5s]
+    /// How often verified positions are committed to the source group
     #[arg(long, value_name = "DURATION")]
     pub commit_interval: Option<String>,
 
     /// Longest wait for the consumer group to assign partitions (at start and after a
-    /// rebalance) before the run fails with exit 1; --shard needs no group join [default: 2m]
+    /// rebalance) before the run fails with exit 1; --shard needs no group join
     #[arg(long, value_name = "DURATION")]
     pub join_timeout: Option<String>,
 
@@ -248,20 +248,19 @@ pub struct CopyArgs {
     #[arg(long, value_name = "LIST|^REGEX")]
     pub sync_groups: Option<String>,
 
-    /// How often --sync-groups runs (and once more when the copy ends) [default: 30s]
+    /// How often --sync-groups runs (and once more when the copy ends)
     #[arg(long, value_name = "DURATION")]
     pub sync_groups_interval: Option<String>,
 
-    /// exactly-once: commit a transaction after this many records [default: 200000]
+    /// exactly-once: commit a transaction after this many records
     #[arg(long, value_name = "N")]
     pub txn_max_records: Option<u64>,
 
     /// exactly-once: commit a transaction after this many key + value bytes (e.g. 32MiB)
-    /// [default: 128MiB]
     #[arg(long, value_name = "SIZE")]
     pub txn_max_bytes: Option<String>,
 
-    /// exactly-once: commit a transaction after this long [default: 2s]
+    /// exactly-once: commit a transaction after this long
     #[arg(long, value_name = "DURATION")]
     pub txn_max_time: Option<String>,
 
@@ -300,7 +299,7 @@ pub struct EndpointArgs {
     #[arg(long, value_name = "LIST|^REGEX")]
     pub exclude: Option<String>,
 
-    /// Target topic name; {topic} stands for the source topic's name [default: {topic}]
+    /// Target topic name; {topic} stands for the source topic's name
     #[arg(long, value_name = "TEMPLATE")]
     pub rename: Option<String>,
 
@@ -353,8 +352,8 @@ pub struct VerifyArgs {
     pub config_exclude: Vec<String>,
 
     /// Longest wait for a broker: metadata at start, and the next record or end of a
-    /// partition while reading (e.g. 500ms, 30s, 2m) [default: defaults.timeout in the config
-    /// file, else 30s]
+    /// partition while reading (e.g. 500ms, 30s, 2m); defaults.timeout in the config file
+    /// when left out
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
 }
@@ -383,8 +382,8 @@ pub struct GroupsArgs {
     #[arg(long)]
     pub json: bool,
 
-    /// Longest wait for a broker request or read (e.g. 500ms, 30s, 2m) [default:
-    /// defaults.timeout in the config file, else 30s]
+    /// Longest wait for a broker request or read (e.g. 500ms, 30s, 2m); defaults.timeout in
+    /// the config file when left out
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
 }
@@ -395,12 +394,29 @@ pub fn long_version() -> String {
     format!("{} (librdkafka {rdkafka})", env!("CARGO_PKG_VERSION"))
 }
 
-/// The clap command, as parsed and as documented.
+/// The clap command, as parsed and as documented: each flag with a built-in default
+/// ([`defaults::TABLE`]) says it at the end of its help.
 pub fn command() -> clap::Command {
     use clap::CommandFactory;
-    Cli::command().version(long_version()).after_help(format!(
+    let cmd = Cli::command().version(long_version()).after_help(format!(
         "Examples:\n{EXAMPLES}\n\nExit codes:\n{EXIT_CODES}"
-    ))
+    ));
+    // `demo` takes clap's own defaults (its flags have no config-file key).
+    with_defaults(cmd).mut_subcommands(|sub| match sub.get_name() {
+        "demo" => sub,
+        _ => with_defaults(sub),
+    })
+}
+
+/// Appends `[default: VALUE]` to the help of each flag of `cmd` in [`defaults::TABLE`].
+fn with_defaults(cmd: clap::Command) -> clap::Command {
+    cmd.mut_args(|arg| {
+        let Some(value) = arg.get_long().and_then(defaults::of) else {
+            return arg;
+        };
+        let help = arg.get_help().map(ToString::to_string).unwrap_or_default();
+        arg.help(format!("{help} [default: {value}]"))
+    })
 }
 
 /// Live metrics of a copy run, in Prometheus text format.
@@ -417,7 +433,7 @@ pub struct MetricsArgs {
     #[arg(long, value_name = "PATH")]
     pub metrics_file: Option<std::path::PathBuf>,
 
-    /// How often --metrics-file is rewritten while the run copies [default: 15s]
+    /// How often --metrics-file is rewritten while the run copies
     #[arg(long, value_name = "DURATION")]
     pub metrics_file_interval: Option<String>,
 }

@@ -36,11 +36,12 @@ struct Origin {
     flow: Option<(String, BTreeSet<String>)>,
 }
 
-/// Where a setting's value came from: a flag, or the config file.
+/// Where a setting's value came from: a flag, the config file, or the built-in default.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Src {
     Flag,
     File,
+    Builtin,
 }
 
 /// The flag's value if given, else the config file's.
@@ -50,6 +51,17 @@ pub fn pick<'v>(flag: Option<&'v String>, file: Option<&'v String>) -> Option<(&
         (None, Some(v)) => Some((v, Src::File)),
         (None, None) => None,
     }
+}
+
+/// The one precedence rule of a setting `name`: the flag, else the config file's value (the
+/// flow chosen by `--flow` over `defaults`, as [`FileConfig::with_flow`] merged them), else the
+/// built-in default ([`crate::options::defaults`]). None only for a setting without one.
+pub fn setting<'v>(
+    flag: Option<&'v String>,
+    file: Option<&'v String>,
+    name: &str,
+) -> Option<(&'v str, Src)> {
+    pick(flag, file).or_else(|| crate::options::defaults::of(name).map(|v| (v, Src::Builtin)))
 }
 
 impl FileConfig {
@@ -85,6 +97,7 @@ impl FileConfig {
         match src {
             Src::Flag => Error::usage(format!("--{name} '{value}': {why}")),
             Src::File => Error::usage(format!("{}: '{value}': {why}", self.key_location(name))),
+            Src::Builtin => builtin_error(name, &format!("'{value}': {why}")),
         }
     }
 
@@ -94,6 +107,7 @@ impl FileConfig {
         match src {
             Src::Flag => Error::usage(format!("--{name} {why}")),
             Src::File => Error::usage(format!("{}: {why}", self.key_location(name))),
+            Src::Builtin => builtin_error(name, why),
         }
     }
 
@@ -146,6 +160,14 @@ impl FileConfig {
         self.origin.flow = Some((name.to_string(), set));
         Ok(self)
     }
+}
+
+/// A built-in default that does not resolve: a mistake in `options::defaults` (its tests
+/// resolve every entry), not the user's.
+fn builtin_error(name: &str, why: &str) -> Error {
+    Error::failed(format!(
+        "internal error: the built-in default of --{name} {why}"
+    ))
 }
 
 /// The line (1-based) of the value at `path` in a YAML text, as the YAML parser finds it

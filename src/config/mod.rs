@@ -6,7 +6,7 @@ mod values;
 
 use std::time::Duration;
 
-pub use self::file::{config_path, load_file, parse_file, pick, FileConfig, Src};
+pub use self::file::{config_path, load_file, parse_file, pick, setting, FileConfig, Src};
 use self::values::property_value;
 pub use self::values::{parse_duration, parse_properties, parse_size};
 use crate::cli::{CopyArgs, EndpointArgs};
@@ -50,7 +50,7 @@ pub fn endpoints(args: &EndpointArgs, file: &FileConfig) -> Result<Endpoints> {
     to.properties
         .extend(parse_properties(&args.to_property, "--to-property")?);
     let selection = |(spec, src): (&str, Src), name: &str| match src {
-        Src::Flag => TopicSelection::parse_flag(spec, &format!("--{name}")),
+        Src::Flag | Src::Builtin => TopicSelection::parse_flag(spec, &format!("--{name}")),
         // The selection's own message names the flag: name the key instead.
         Src::File => TopicSelection::parse_flag(spec, &file.key_location(name)),
     };
@@ -59,11 +59,8 @@ pub fn endpoints(args: &EndpointArgs, file: &FileConfig) -> Result<Endpoints> {
         Some(spec) => Some(selection(spec, "exclude")?),
         None => None,
     };
-    let rename = args
-        .rename
-        .clone()
-        .or_else(|| d.rename.clone())
-        .unwrap_or_else(|| "{topic}".into());
+    let rename = setting(args.rename.as_ref(), d.rename.as_ref(), "rename")
+        .map_or_else(String::new, |(r, _)| r.to_string());
     if rename.trim().is_empty() {
         return Err(Error::usage(
             "--rename is empty: use a template such as 'backup.{topic}'",
@@ -92,7 +89,7 @@ pub fn endpoints(args: &EndpointArgs, file: &FileConfig) -> Result<Endpoints> {
 /// it was written.
 fn endpoint(file: &FileConfig, (value, src): (&str, Src), name: &str) -> Result<ClusterSpec> {
     match src {
-        Src::Flag => cluster(file, value, &format!("--{name}")),
+        Src::Flag | Src::Builtin => cluster(file, value, &format!("--{name}")),
         Src::File => cluster(file, value, &format!("{}:", file.key_location(name))),
     }
 }
@@ -117,78 +114,47 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
         return Err(Error::usage("--group is empty"));
     }
 
-    // A duration from the flag or the config file (a bad one named where it was written),
-    // and, when `positive`, above zero.
-    let duration = |flag: &Option<String>,
-                    default: &Option<String>,
-                    name: &str,
-                    fallback: Duration,
-                    positive: bool| {
-        let Some((s, src)) = pick(flag.as_ref(), default.as_ref()) else {
-            return Ok(fallback);
-        };
-        let v = parse_duration(s).map_err(|e| file.bad_value(src, name, s, &e))?;
-        if positive && v.is_zero() {
-            return Err(file.bad_setting(src, name, "must be greater than zero"));
-        }
-        Ok(v)
+    let duration = |flag: &Option<String>, value: &Option<String>, name: &str| {
+        duration(file, flag.as_ref(), value.as_ref(), name)
     };
     let delivery_timeout = duration(
         &args.delivery_timeout,
         &d.delivery_timeout,
         "delivery-timeout",
-        Duration::from_secs(120),
-        true,
     )?;
-    let timeout = duration(
-        &args.timeout,
-        &d.timeout,
-        "timeout",
-        Duration::from_secs(30),
-        true,
-    )?;
-    let commit_interval = duration(
-        &args.commit_interval,
-        &d.commit_interval,
-        "commit-interval",
-        Duration::from_secs(5),
-        true,
-    )?;
-    let join_timeout = duration(
-        &args.join_timeout,
-        &d.join_timeout,
-        "join-timeout",
-        Duration::from_secs(120),
-        true,
-    )?;
+    let timeout = timeout(args.timeout.as_ref(), file)?;
+    let commit_interval = duration(&args.commit_interval, &d.commit_interval, "commit-interval")?;
+    let join_timeout = duration(&args.join_timeout, &d.join_timeout, "join-timeout")?;
     // librdkafka refuses message.timeout.ms above i32::MAX; keep flushes under max.poll.interval.ms.
     if delivery_timeout > Duration::from_secs(240) {
-        let src = pick(args.delivery_timeout.as_ref(), d.delivery_timeout.as_ref())
-            .map_or(Src::Flag, |(_, src)| src);
+        let src = setting(
+            args.delivery_timeout.as_ref(),
+            d.delivery_timeout.as_ref(),
+            "delivery-timeout",
+        )
+        .map_or(Src::Builtin, |(_, src)| src);
         return Err(file.bad_setting(
             src,
             "delivery-timeout",
             "must be at most 240s (it has to stay below the consumer's max.poll.interval.ms)",
         ));
     }
-    let txn_max_time = duration(
-        &args.txn_max_time,
-        &d.txn_max_time,
-        "txn-max-time",
-        Duration::from_secs(2),
-        true,
-    )?;
+    let txn_max_time = duration(&args.txn_max_time, &d.txn_max_time, "txn-max-time")?;
     let shard = match pick(args.shard.as_ref(), d.shard.as_ref()) {
         Some((s, src)) => Some(Shard::parse(s).map_err(|e| file.bad_value(src, "shard", s, &e))?),
         None => None,
     };
-    let txn_max_records = args
-        .txn_max_records
-        .or(d.txn_max_records)
-        .unwrap_or(200_000);
-    let txn_max_bytes = match pick(args.txn_max_bytes.as_ref(), d.txn_max_bytes.as_ref()) {
+    let txn_max_records = match args.txn_max_records.or(d.txn_max_records) {
+        Some(n) => n,
+        None => builtin_number("txn-max-records")?,
+    };
+    let txn_max_bytes = match setting(
+        args.txn_max_bytes.as_ref(),
+        d.txn_max_bytes.as_ref(),
+        "txn-max-bytes",
+    ) {
         Some((s, src)) => parse_size(s).map_err(|e| file.bad_value(src, "txn-max-bytes", s, &e))?,
-        None => 128 << 20,
+        None => return Err(file.bad_setting(Src::Builtin, "txn-max-bytes", "is missing")),
     };
     if txn_max_records == 0 || txn_max_bytes == 0 || txn_max_time.is_zero() {
         return Err(Error::usage(
@@ -203,8 +169,6 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
             &m.metrics_file_interval,
             &d.metrics_file_interval,
             "metrics-file-interval",
-            Duration::from_secs(15),
-            true,
         )?,
     };
     let origin_header = !(args.no_origin_header || d.no_origin_header.unwrap_or(false));
@@ -218,8 +182,6 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
         &args.sync_groups_interval,
         &d.sync_groups_interval,
         "sync-groups-interval",
-        Duration::from_secs(30),
-        true,
     )?;
     if sync_groups.is_some() && !origin_header {
         return Err(Error::usage(
@@ -294,7 +256,7 @@ pub fn resolve(args: &CopyArgs, file: &FileConfig) -> Result<RunOptions> {
     })
 }
 
-/// `--refresh-topics`: a duration or `off`, 60s by default; only for continuous runs. The
+/// `--refresh-topics`: a duration or `off` (60s by default); only for continuous runs. The
 /// flag with `--until-caught-up` is refused (it would do nothing); the config file's default
 /// is simply not used by such runs, so one file serves cron and continuous runs alike.
 fn refresh_topics(args: &CopyArgs, file: &FileConfig) -> Result<Option<Duration>> {
@@ -307,8 +269,12 @@ fn refresh_topics(args: &CopyArgs, file: &FileConfig) -> Result<Option<Duration>
         }
         return Ok(None);
     }
-    let Some((s, src)) = pick(args.refresh_topics.as_ref(), d.refresh_topics.as_ref()) else {
-        return Ok(Some(Duration::from_secs(60)));
+    let Some((s, src)) = setting(
+        args.refresh_topics.as_ref(),
+        d.refresh_topics.as_ref(),
+        "refresh-topics",
+    ) else {
+        return Err(file.bad_setting(Src::Builtin, "refresh-topics", "is missing"));
     };
     if s.trim() == "off" {
         return Ok(None);
@@ -322,6 +288,35 @@ fn refresh_topics(args: &CopyArgs, file: &FileConfig) -> Result<Option<Duration>
         ));
     }
     Ok(Some(every))
+}
+
+/// A duration setting ([`setting`]: flag, flow, file defaults, built-in), above zero; a bad
+/// one is named where it was written. `kreplicate`, `verify` and `groups` resolve theirs here.
+pub fn duration(
+    file: &FileConfig,
+    flag: Option<&String>,
+    value: Option<&String>,
+    name: &str,
+) -> Result<Duration> {
+    let Some((s, src)) = setting(flag, value, name) else {
+        return Err(file.bad_setting(Src::Builtin, name, "is missing"));
+    };
+    let v = parse_duration(s).map_err(|e| file.bad_value(src, name, s, &e))?;
+    if v.is_zero() {
+        return Err(file.bad_setting(src, name, "must be greater than zero"));
+    }
+    Ok(v)
+}
+
+/// `--timeout` of `kreplicate`, `verify` and `groups`.
+pub fn timeout(flag: Option<&String>, file: &FileConfig) -> Result<Duration> {
+    duration(file, flag, file.defaults.timeout.as_ref(), "timeout")
+}
+
+/// A whole-number built-in default (`txn-max-records`, which clap parses as a number).
+fn builtin_number(name: &str) -> Result<u64> {
+    let v = crate::options::defaults::of(name).unwrap_or_default();
+    parse_size(v).map_err(|e| FileConfig::default().bad_value(Src::Builtin, name, v, &e))
 }
 
 /// `--max-bytes-per-sec` and `--max-records-per-sec`: positive when given.
@@ -411,5 +406,7 @@ fn is_bootstrap_list(value: &str) -> bool {
         })
 }
 
+#[cfg(test)]
+mod defaults_tests;
 #[cfg(test)]
 mod tests;

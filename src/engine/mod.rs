@@ -27,6 +27,15 @@ pub(crate) struct Routes {
     pub start: crate::source::Start,
 }
 
+/// The two clients' settings, and the group protocol the source consumer joins with, as
+/// [`kafka::choose_group_protocol`] decided it (none where the run joins no group: `--shard`,
+/// exactly-once).
+pub(crate) struct Clients {
+    pub consumer: rdkafka::ClientConfig,
+    pub producer: rdkafka::ClientConfig,
+    pub protocol: Option<&'static str>,
+}
+
 /// A continuous run following a regex that matches no source topic yet waits for one,
 /// looking again every `--refresh-topics` (issue 35, item 12). `--until-caught-up` and
 /// `--refresh-topics off` would never copy anything: they are refused as before (exit 2).
@@ -167,24 +176,17 @@ impl Replicator {
             }),
         );
         let routes = Routes { routes, start };
+        let clients = Clients {
+            consumer: consumer_cfg,
+            producer: producer_cfg,
+            protocol,
+        };
         let engine = match opts.guarantee {
             Guarantee::ExactlyOnce => Engine::ExactlyOnce(exactly_once::ExactlyOnce::new(
-                opts,
-                routes,
-                stamp,
-                index,
-                counters,
-                consumer_cfg,
-                producer_cfg,
+                opts, routes, stamp, index, counters, clients,
             )?),
             _ => Engine::Acked(acked::Acked::new(
-                opts,
-                routes,
-                stamp,
-                index,
-                counters,
-                consumer_cfg,
-                producer_cfg,
+                opts, routes, stamp, index, counters, clients,
             )?),
         };
         Ok(Replicator { engine, warnings })

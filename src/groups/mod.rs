@@ -57,16 +57,7 @@ pub struct Request<'a> {
 pub fn run(args: &GroupsArgs) -> Result<Exit> {
     let file = config::load(&args.ends)?;
     let ends = config::endpoints(&args.ends, &file)?;
-    let timeout = match config::pick(args.timeout.as_ref(), file.defaults.timeout.as_ref()) {
-        Some((s, src)) => {
-            let t = config::parse_duration(s).map_err(|e| file.bad_value(src, "timeout", s, &e))?;
-            if t.is_zero() {
-                return Err(file.bad_setting(src, "timeout", "must be greater than zero"));
-            }
-            t
-        }
-        None => Duration::from_secs(30),
-    };
+    let timeout = config::timeout(args.timeout.as_ref(), &file)?;
     let selection = Selection::parse(args.groups.as_deref(), "--groups")?;
     let report = translate(&Request {
         from: &ends.from,

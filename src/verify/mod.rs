@@ -100,7 +100,6 @@ struct Options {
 
 fn resolve(args: &VerifyArgs) -> Result<Options> {
     let file = config::load(&args.ends)?;
-    let d = &file.defaults;
     let config::Endpoints {
         from,
         to,
@@ -117,16 +116,7 @@ fn resolve(args: &VerifyArgs) -> Result<Options> {
             }
         }
     }
-    let timeout = match config::pick(args.timeout.as_ref(), d.timeout.as_ref()) {
-        Some((s, src)) => {
-            let t = config::parse_duration(s).map_err(|e| file.bad_value(src, "timeout", s, &e))?;
-            if t.is_zero() {
-                return Err(file.bad_setting(src, "timeout", "must be greater than zero"));
-            }
-            t
-        }
-        None => Duration::from_secs(30),
-    };
+    let timeout = config::timeout(args.timeout.as_ref(), &file)?;
     Ok(Options {
         from,
         to,

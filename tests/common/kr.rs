@@ -108,6 +108,53 @@ pub fn closed_address() -> String {
     l.local_addr().expect("local_addr").to_string()
 }
 
+/// The one builder of a copy run's arguments: `--from` and `--to`, then each part in the order
+/// a test adds it. `build()` gives what [`spawn`] and [`run`] take.
+#[derive(Clone, Debug)]
+pub struct Args<'a>(Vec<&'a str>);
+
+impl<'a> Args<'a> {
+    /// `--from FROM --to TO`.
+    pub fn copy(from: &'a str, to: &'a str) -> Self {
+        Args(vec!["--from", from, "--to", to])
+    }
+
+    /// `--topics LIST|^REGEX`.
+    pub fn topics(self, topics: &'a str) -> Self {
+        self.with(&["--topics", topics])
+    }
+
+    /// `--group ID`.
+    pub fn group(self, group: &'a str) -> Self {
+        self.with(&["--group", group])
+    }
+
+    /// `--guarantee G`.
+    pub fn guarantee(self, guarantee: &'a str) -> Self {
+        self.with(&["--guarantee", guarantee])
+    }
+
+    /// `--until-caught-up --json`.
+    pub fn caught_up(self) -> Self {
+        self.with(&["--until-caught-up", "--json"])
+    }
+
+    /// [`FAST_GROUP`]'s short classic-protocol sessions.
+    pub fn fast_group(self) -> Self {
+        self.with(&FAST_GROUP)
+    }
+
+    /// Any other arguments, as given.
+    pub fn with(mut self, extra: &[&'a str]) -> Self {
+        self.0.extend_from_slice(extra);
+        self
+    }
+
+    pub fn build(self) -> Vec<&'a str> {
+        self.0
+    }
+}
+
 /// `--until-caught-up --json` arguments copying `topic` from `a` to `b` in `group` under
 /// `guarantee`, with `extra` and the tansu group settings.
 pub fn caught_up_args<'a>(
@@ -118,23 +165,14 @@ pub fn caught_up_args<'a>(
     guarantee: &'a str,
     extra: &[&'a str],
 ) -> Vec<&'a str> {
-    let mut v = vec![
-        "--from",
-        a,
-        "--to",
-        b,
-        "--topics",
-        topic,
-        "--group",
-        group,
-        "--guarantee",
-        guarantee,
-        "--until-caught-up",
-        "--json",
-    ];
-    v.extend_from_slice(extra);
-    v.extend_from_slice(&FAST_GROUP);
-    v
+    Args::copy(a, b)
+        .topics(topic)
+        .group(group)
+        .guarantee(guarantee)
+        .caught_up()
+        .with(extra)
+        .fast_group()
+        .build()
 }
 
 /// A CreateTime base a day back, the same for every record of a test process: Apache Kafka
@@ -195,6 +233,7 @@ pub fn partition(got: &[Got], p: i32) -> Vec<Rec> {
 
 /// The at-least-once invariant, asserted on the committed positions themselves: every source
 /// record below a partition's committed position is present in the target partition.
+#[track_caller]
 pub fn assert_committed_is_covered(
     a: &str,
     b: &str,
@@ -228,6 +267,7 @@ pub fn assert_committed_is_covered(
 /// dropped, keeping each record's last copy: a rerun re-sends everything from the committed
 /// position in order, so last copies are in source order even where a failed run left later
 /// records ahead of a failed one. Returns how many duplicates there were.
+#[track_caller]
 pub fn assert_complete(
     a: &str,
     b: &str,
@@ -354,6 +394,20 @@ pub fn wait_or_kill(
     }
 }
 
+/// Fails the test with the run's output if `child` ended before `limit` passed.
+#[track_caller]
+pub fn stays_up(child: &mut Option<Child>, limit: Duration) {
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        let exited = child.as_mut().and_then(|c| c.try_wait().expect("try_wait"));
+        if exited.is_some() {
+            let run = wait(child.take().expect("child"), Duration::from_secs(10));
+            panic!("the run ended: {run:?}");
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
 /// Waits until `group`'s committed positions on `topic` reach `want`.
 pub fn wait_for_committed(
     bootstrap: &str,
@@ -370,6 +424,7 @@ pub fn wait_for_committed(
 }
 
 /// SIGINT to a continuous run: it stops, exits 0 and says `stopped`.
+#[track_caller]
 pub fn stop(child: &mut Option<Child>) -> Run {
     let child = child.take().expect("the run is still going");
     signal(&child, "INT");

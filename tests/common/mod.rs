@@ -55,6 +55,7 @@ pub use records::{Got, Rec};
 
 /// Waits until `done` holds, polling every 100 ms; panics naming `what` after `limit`. The time
 /// it took.
+#[track_caller]
 pub fn wait_until(
     what: &str,
     limit: std::time::Duration,

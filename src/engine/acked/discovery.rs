@@ -9,7 +9,7 @@ use std::time::Instant;
 use rdkafka::consumer::Consumer;
 use rdkafka::TopicPartitionList;
 
-use super::callbacks::SourceConsumer;
+use super::rebalance::SourceConsumer;
 use super::state::Shared;
 use super::Acked;
 use crate::options::RunOptions;

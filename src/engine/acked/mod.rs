@@ -12,6 +12,7 @@ mod callbacks;
 mod commit;
 mod discovery;
 mod index;
+mod rebalance;
 mod state;
 mod whole;
 
@@ -25,7 +26,8 @@ use rdkafka::consumer::Consumer;
 use rdkafka::message::{BorrowedMessage, Message};
 use rdkafka::producer::Producer;
 
-use self::callbacks::{Deliveries, Rebalancer, SourceConsumer, TargetProducer};
+use self::callbacks::{Deliveries, TargetProducer};
+use self::rebalance::{Protocol, Rebalancer, SourceConsumer};
 use self::state::{Shared, State};
 use self::whole::Whole;
 use super::shared::{self, clock::Clock, clock::Pace, follow::Followed};
@@ -59,8 +61,6 @@ pub(super) struct Acked {
     origin: RefCell<String>,
     /// Partitions already warned about a record copied without its origin header.
     unstamped: RefCell<BTreeSet<(String, i32)>>,
-    /// Write positions index entries with each commit.
-    index: bool,
     /// The loop's own clocks: the last commit, records since the last index entries, the
     /// last note about joining the group.
     last_commit: Instant,
@@ -78,8 +78,7 @@ impl Acked {
         stamp: Option<Stamp>,
         index: bool,
         counters: Arc<Counters>,
-        consumer_cfg: rdkafka::ClientConfig,
-        producer_cfg: rdkafka::ClientConfig,
+        clients: super::Clients,
     ) -> Result<Self> {
         let super::Routes { routes, start } = routes;
         // `--shard`: its partitions are assigned directly instead of through the group; a
@@ -97,6 +96,7 @@ impl Acked {
                     .collect(),
             ),
             assigned: AtomicBool::new(false),
+            index: shared::index::Writing::new(index),
             source_of: RwLock::new(
                 routes
                     .iter()
@@ -105,16 +105,15 @@ impl Acked {
             ),
         });
         let producer: Arc<TargetProducer> = Arc::new(
-            producer_cfg
+            clients
+                .producer
                 .create_with_context(Deliveries {
                     shared: shared.clone(),
                 })
                 .map_err(|e| kafka::creation_error("target", e))?,
         );
-        let incremental = consumer_cfg
-            .get("group.protocol")
-            .is_some_and(|p| p.trim().eq_ignore_ascii_case("consumer"));
-        let consumer: SourceConsumer = consumer_cfg
+        let consumer: SourceConsumer = clients
+            .consumer
             .create_with_context(Rebalancer {
                 shared: shared.clone(),
                 producer: producer.clone(),
@@ -122,7 +121,7 @@ impl Acked {
                 start,
                 timeout: opts.timeout,
                 flush_timeout: shared::flush_timeout(opts),
-                incremental,
+                protocol: Protocol::of(clients.protocol),
             })
             .map_err(|e| kafka::creation_error("source", e))?;
         // After the consumer's creation: it looks for its group coordinator meanwhile.
@@ -137,7 +136,6 @@ impl Acked {
             stamp,
             origin: RefCell::new(String::new()),
             unstamped: RefCell::new(BTreeSet::new()),
-            index,
             last_commit: Instant::now(),
             since_index: 0,
             last_join_note: Instant::now(),
@@ -419,7 +417,7 @@ impl Acked {
     /// so only the member epoch says so. The classic protocol ends every join with an
     /// assignment, empty or not.
     fn answered(&self) -> bool {
-        self.consumer.context().incremental
+        self.consumer.context().protocol == Protocol::Incremental
             && source::group_generation(&self.consumer).is_some_and(|g| g > 0)
     }
 }

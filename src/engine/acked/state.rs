@@ -76,6 +76,10 @@ impl State {
 }
 
 pub(super) struct Shared {
+    /// The lock rule: never call into librdkafka while holding it where the call may serve a
+    /// callback (poll, flush, commit, assign, committed positions, metadata). The delivery and
+    /// rebalance callbacks run on the thread that polls, inside those calls, and take this lock
+    /// themselves: a `Mutex` is not reentrant, so that thread would wait for itself.
     pub(super) state: Mutex<State>,
     pub(super) counters: Arc<Counters>,
     /// SourceConsumer topic → target topic, and back. They only grow: topics found by
@@ -86,6 +90,9 @@ pub(super) struct Shared {
     /// Set by each assignment: the loop checks, before copying, that the run knows every
     /// assigned partition (the group may assign a grown topic's new ones on its own).
     pub(super) assigned: AtomicBool,
+    /// Whether the run still writes the positions index (the delivery callback sees a refused
+    /// entry).
+    pub(super) index: index::Writing,
 }
 
 impl Shared {

@@ -15,7 +15,7 @@ use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::Message;
 use rdkafka::{Offset, TopicPartitionList};
 
-use super::callbacks::SourceConsumer;
+use super::rebalance::SourceConsumer;
 use super::Acked;
 use crate::error::Result;
 use crate::kafka;

@@ -9,9 +9,9 @@ use rdkafka::error::{KafkaError, KafkaResult, RDKafkaErrorCode};
 use rdkafka::producer::{Producer, PurgeConfig};
 use rdkafka::{Offset, TopicPartitionList};
 
-use super::deliveries::{refused_for_good, Refusal, MAX_ABORTS_IN_A_ROW};
+use super::deliveries::{Refusal, MAX_ABORTS_IN_A_ROW};
 use super::{ExactlyOnce, Txn};
-use crate::engine::shared::{self, index};
+use crate::engine::shared::{self, index, refused_for_good};
 use crate::offsets::NextOffset;
 use crate::target::{self, NotSent};
 use crate::trail::{Entry, Subject, INDEX_TOPIC};
@@ -113,7 +113,7 @@ impl ExactlyOnce {
     /// Positions index entries for the partitions whose trail moved, inside the open
     /// transaction (see [`crate::trail`]).
     fn send_index(&mut self) -> KafkaResult<()> {
-        if !self.index {
+        if !self.index.on() {
             return Ok(());
         }
         for ((source, partition), part) in &self.parts {
@@ -143,14 +143,10 @@ impl ExactlyOnce {
         Ok(())
     }
 
-    /// Goes on without the positions index once the target refused an entry, as at-least-once
-    /// does: warns once.
-    fn drop_index(&mut self, error: &str) {
-        if std::mem::take(&mut self.index) {
-            crate::progress::say(&format!(
-                "kreplicate: warning: the target refused an entry of the positions index {INDEX_TOPIC} ({error}): the copy goes on without it, but `kreplicate groups` cannot translate positions of what this run copies"
-            ));
-        }
+    /// Goes on without the positions index once the target refused an entry
+    /// ([`index::Writing::refused`], at-least-once's rule too).
+    fn drop_index(&self, error: &str) {
+        self.index.refused(error);
     }
 
     /// An abortable error: abort the open transaction and continue from what the target shows,

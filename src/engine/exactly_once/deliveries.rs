@@ -43,26 +43,6 @@ pub(super) fn describe(e: &rdkafka::error::KafkaError, origin: usize) -> String 
     format!("{e}: the record with its kreplicate.origin header ({header} bytes, exactly-once's checkpoint) exceeds the size limit; raise the target topic's max.message.bytes and the producer's message.max.bytes (--to-property) by at least that much")
 }
 
-/// Errors the target gives again for the same record however often it is sent: too large,
-/// against the topic's policy, not authorised, or malformed for the target. Retrying such a
-/// record would abort and rewind forever; any other error may pass on a retry.
-pub(super) fn refused_for_good(code: RDKafkaErrorCode) -> bool {
-    use RDKafkaErrorCode as C;
-    matches!(
-        code,
-        C::MessageSizeTooLarge
-            | C::InvalidMessageSize
-            | C::MessageBatchTooLarge
-            | C::InvalidRecord
-            | C::InvalidTimestamp
-            | C::UnsupportedForMessageFormat
-            | C::PolicyViolation
-            | C::TopicAuthorizationFailed
-            | C::ClusterAuthorizationFailed
-            | C::TransactionalIdAuthorizationFailed
-    )
-}
-
 /// Producer context: keeps the first failed delivery of the open transaction, which names the
 /// record the target refused (the delivery opaque is its source offset, [`NOT_A_COPY`] for
 /// index entries), and the trail of delivered copies per target partition since the last
@@ -170,6 +150,7 @@ impl ProducerContext for Deliveries {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::shared::refused_for_good;
 
     #[test]
     fn issue_13_size_policy_and_authorisation_errors_are_refusals_for_good() {

@@ -20,14 +20,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rdkafka::config::ClientConfig;
 use rdkafka::consumer::BaseConsumer;
 use rdkafka::error::KafkaError;
 use rdkafka::message::{BorrowedMessage, Message};
 use rdkafka::producer::{BaseProducer, Producer};
 
 use self::deliveries::{Deliveries, Refusal};
-use super::shared::{clock::Clock, clock::Pace, follow::Followed};
+use super::shared::{clock::Clock, clock::Pace, follow::Followed, index};
 use crate::error::{Error, Failure, Result};
 use crate::kafka;
 use crate::offsets::NextOffset;
@@ -96,7 +95,7 @@ pub(super) struct ExactlyOnce {
     /// `--start`, for the partitions that existed when the run began.
     start: source::Start,
     /// Write positions index entries in each transaction; the trails last written.
-    index: bool,
+    index: index::Writing,
     indexed: BTreeMap<(String, i32), Entry>,
 }
 
@@ -114,10 +113,15 @@ impl ExactlyOnce {
         stamp: Option<Stamp>,
         index: bool,
         counters: Arc<Counters>,
-        consumer_cfg: ClientConfig,
-        producer_cfg: ClientConfig,
+        clients: super::Clients,
     ) -> Result<Self> {
         let super::Routes { routes, start } = routes;
+        // Exactly-once owns a static shard: it joins no group, so `clients.protocol` is none.
+        let super::Clients {
+            consumer: consumer_cfg,
+            producer: producer_cfg,
+            ..
+        } = clients;
         let stamp = stamp.ok_or_else(|| {
             Error::usage("exactly-once needs the origin header: drop --no-origin-header")
         })?;
@@ -165,7 +169,7 @@ impl ExactlyOnce {
             released: BTreeMap::new(),
             deleted: BTreeSet::new(),
             stamp,
-            index,
+            index: index::Writing::new(index),
             indexed: BTreeMap::new(),
         })
     }

@@ -1,9 +1,41 @@
 //! The positions index entries both engines write to the target (see [`crate::trail`]):
-//! which partitions moved since the index was last told, and the record for one entry.
+//! which partitions moved since the index was last told, the record for one entry, and what a
+//! refused entry does.
+
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rdkafka::producer::BaseRecord;
 
 use crate::trail::{self, Entry, Subject, INDEX_TOPIC};
+
+/// Whether the run still writes the positions index, and the one rule both engines apply to
+/// an entry the target refused (issue 18): the index never stops the copy; the first refusal
+/// is said once, and the run writes no more entries. An entry is refused when its send is, or
+/// its delivery for good ([`super::refused_for_good`]: the target would refuse the next ones
+/// too), or (exactly-once) when its failure aborted a transaction whose copies were all
+/// delivered: the next transaction, without entries, can commit. An entry lost otherwise (a
+/// timeout) only widens a later lookup.
+#[derive(Debug)]
+pub(in crate::engine) struct Writing(AtomicBool);
+
+impl Writing {
+    pub(in crate::engine) fn new(on: bool) -> Self {
+        Writing(AtomicBool::new(on))
+    }
+
+    pub(in crate::engine) fn on(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// The target refused an entry (its send, or its delivery).
+    pub(in crate::engine) fn refused(&self, error: &str) {
+        if self.0.swap(false, Ordering::Relaxed) {
+            crate::progress::say(&format!(
+                "kreplicate: warning: the target refused an entry of the positions index {INDEX_TOPIC} ({error}): the copy goes on without it, but `kreplicate groups` cannot translate positions of what this run copies"
+            ));
+        }
+    }
+}
 
 /// The delivery opaque of a record that copies no source record (a positions index entry):
 /// the engines' delivery callbacks pass over it. Copies carry their source offset.

@@ -11,6 +11,7 @@ pub(super) mod index;
 use std::time::Duration;
 
 use rdkafka::consumer::{BaseConsumer, ConsumerContext};
+use rdkafka::error::RDKafkaErrorCode;
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::error::{Error, Result};
@@ -22,6 +23,26 @@ use crate::source;
 /// flight as failed) and a margin for those reports to arrive.
 pub(super) fn flush_timeout(opts: &RunOptions) -> Duration {
     opts.delivery_timeout + Duration::from_secs(5)
+}
+
+/// Errors the target gives again for the same record however often it is sent: too large,
+/// against the topic's policy, not authorised, or malformed for the target. Retrying such a
+/// record would abort and rewind forever; any other error may pass on a retry.
+pub(in crate::engine) fn refused_for_good(code: RDKafkaErrorCode) -> bool {
+    use RDKafkaErrorCode as C;
+    matches!(
+        code,
+        C::MessageSizeTooLarge
+            | C::InvalidMessageSize
+            | C::MessageBatchTooLarge
+            | C::InvalidRecord
+            | C::InvalidTimestamp
+            | C::UnsupportedForMessageFormat
+            | C::PolicyViolation
+            | C::TopicAuthorizationFailed
+            | C::ClusterAuthorizationFailed
+            | C::TransactionalIdAuthorizationFailed
+    )
 }
 
 /// Adds one partition to an assignment, at `at`.

@@ -1,5 +1,8 @@
 //! The run's vocabulary: what the command line and the config file resolve to, and what the
-//! engines, `verify` and the demo take. Imports nothing of the engines.
+//! engines, `verify` and the demo take, with every built-in default ([`defaults`]). Imports
+//! nothing of the engines.
+
+pub mod defaults;
 
 use std::time::Duration;
 

@@ -21,17 +21,11 @@ fn member<'a>(
     group_props: &[&'a str],
     extra: &[&'a str],
 ) -> Vec<&'a str> {
-    let mut v = vec![
-        "--from",
-        a.bootstrap.as_str(),
-        "--to",
-        b.bootstrap.as_str(),
-        "--group",
-        group,
-    ];
-    v.extend_from_slice(group_props);
-    v.extend_from_slice(extra);
-    v
+    kr::Args::copy(&a.bootstrap, &b.bootstrap)
+        .group(group)
+        .with(group_props)
+        .with(extra)
+        .build()
 }
 
 #[test]
@@ -387,23 +381,18 @@ fn lost_assignment(a: &Kafka, b: &Kafka, group_props: &[&str], protocol: &str, s
 /// Arguments for a run in group `g` copying `t` between mock clusters. The group's sessions
 /// are short: the mock holds a rejoin until a forgotten member's session expires.
 fn mock_args<'a>(ab: &'a str, bb: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
-    let mut v = vec![
-        "--from",
-        ab,
-        "--to",
-        bb,
-        "--topics",
-        "t",
-        "--group",
-        "g",
-        "-X",
-        "session.timeout.ms=3000",
-        "-X",
-        "heartbeat.interval.ms=100",
-        "-v",
-    ];
-    v.extend_from_slice(extra);
-    v
+    kr::Args::copy(ab, bb)
+        .topics("t")
+        .group("g")
+        .with(&[
+            "-X",
+            "session.timeout.ms=3000",
+            "-X",
+            "heartbeat.interval.ms=100",
+            "-v",
+        ])
+        .with(extra)
+        .build()
 }
 
 /// Regression (issue 5, the CI hang): a partition read to its end is paused until the rest
@@ -753,19 +742,6 @@ fn churn(group_props: &[&str], protocol: &str) {
     assert_eq!(kr::assert_complete(&a.bootstrap, &b.bootstrap, t, t, 4), 0);
 }
 
-/// Fails the test with the run's output if `child` ended before `limit` passed.
-fn stays_up(child: &mut Option<std::process::Child>, limit: Duration) {
-    let deadline = Instant::now() + limit;
-    while Instant::now() < deadline {
-        let exited = child.as_mut().and_then(|c| c.try_wait().expect("try_wait"));
-        if exited.is_some() {
-            let run = kr::wait(child.take().expect("child"), Duration::from_secs(10));
-            panic!("the run ended: {run:?}");
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    }
-}
-
 /// Issue 31 (b): under KIP-848 a member beyond the partition count gets an empty share, which
 /// librdkafka reports with no rebalance callback: the run took it for a join that never ends
 /// and exited 1 after `--join-timeout`. A surplus member idles, and takes over when the other
@@ -794,7 +770,7 @@ fn issue_31_kip848_a_surplus_member_idles_past_the_join_timeout() {
         let held = kr::metric(&addrs[1], "kreplicate_assigned_partitions");
         (held != Some(0.0)).then(|| format!("the second holds {held:?}"))
     });
-    stays_up(&mut second, Duration::from_secs(10));
+    kr::stays_up(&mut second, Duration::from_secs(10));
     assert_eq!(
         kr::metric(&addrs[0], "kreplicate_assigned_partitions"),
         Some(1.0)

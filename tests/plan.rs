@@ -1,5 +1,6 @@
-//! Issue 35, items 2 and 3: the default group (named after the target cluster's id and
-//! `--rename`) where the run's surroundings see it: `plan` of a run that would refuse.
+//! `kreplicate plan`: what a copy run with the same flags would do, writing nothing. Issue 35,
+//! items 2 and 3: the default group (named after the target cluster's id and `--rename`) where
+//! the run's surroundings see it: `plan` of a run that would refuse.
 
 use crate::common::kr;
 use crate::common::{self, Kafka};
