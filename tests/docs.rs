@@ -206,9 +206,10 @@ fn guide_flags(guide: &str, heading: &str) -> BTreeSet<String> {
 #[test]
 fn issue_21_the_flag_tables_match_help() {
     let guide = guide();
-    let tables: [(&[&str], &str); 5] = [
+    let tables: [(&[&str], &str); 6] = [
         (&[], "### Flags of a copy run"),
         (&["plan"], "### Flags of a copy run"),
+        (&["status"], "### Flags of a copy run"),
         (&["verify"], "### Flags of verify"),
         (&["groups"], "### Flags of groups"),
         (&["demo"], "### Flags of demo"),

@@ -91,6 +91,12 @@ pub enum Command {
     /// records to copy and the warnings; exit 0 when the run would start, 2 when it would
     /// refuse (prefix any copy command line with `plan`)
     Plan(Box<CopyArgs>),
+    /// Whether a copy with the same flags runs and how far behind it is, seen from outside:
+    /// the source group's live members, its committed positions against each partition's end
+    /// (exactly-once: also the position the target holds); every flow of the config file
+    /// without --flow and --topics. Reads only; exit 0, 1 when a broker cannot be reached, 2
+    /// for bad input (prefix any copy command line with `status`)
+    Status(Box<CopyArgs>),
     /// Translate the committed positions of the source's consumer groups to the target (exact,
     /// from the origin of every copied record) and commit them to the same-named target groups
     #[command(after_help = GROUPS_AFTER_HELP)]
