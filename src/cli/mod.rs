@@ -11,9 +11,8 @@ use crate::options::{GapPolicy, Guarantee, StartPosition};
 pub const CONFIG_ENV: &str = "KREPLICATE_CONFIG";
 
 /// Examples for `--help` and the man page: each line fits 80 columns, so neither wraps a
-/// command in the middle.
-pub const EXAMPLES: &str = "\
-  Copy two topics once, up to their current end, and exit:
+/// command in the middle. No `"\` before the first line: it would eat its indentation too.
+pub const EXAMPLES: &str = "  Copy two topics once, up to their current end, and exit:
     kreplicate --from prod --to dr --topics orders,payments --until-caught-up
 
   Copy every topic matching a regex under a new name, continuously:
@@ -35,9 +34,20 @@ pub const EXAMPLES: &str = "\
   Try it without Kafka:
     kreplicate demo";
 
+/// The man page's SYNOPSIS: one usage line per command (clap's lists every flag of a copy run
+/// on one line).
+pub const USAGE: &str = "\
+kreplicate --from CLUSTER --to CLUSTER --topics LIST|^REGEX [OPTIONS]
+kreplicate plan [the options of a copy run]
+kreplicate status [the options of a copy run]
+kreplicate verify --from CLUSTER --to CLUSTER --topics LIST|^REGEX [OPTIONS]
+kreplicate groups --from CLUSTER --to CLUSTER --topics LIST|^REGEX [OPTIONS]
+kreplicate [plan|status|verify|groups] --flow NAME [OPTIONS]
+kreplicate demo [OPTIONS]";
+
 /// Exit codes, by who must act.
-pub const EXIT_CODES: &str = "\
-  0    done: caught up, or stopped by a first SIGINT/SIGTERM after committing
+pub const EXIT_CODES: &str =
+    "  0    done: caught up, or stopped by a first SIGINT/SIGTERM after committing
   1    the run failed and a rerun may succeed: a broker unreachable or timing
        out (also at start), delivery error, fencing, source gap
   2    fix the command line or the config: nothing was consumed, produced or
