@@ -31,6 +31,9 @@ _kreplicate() {
             kreplicate,plan)
                 cmd="kreplicate__subcmd__plan"
                 ;;
+            kreplicate,status)
+                cmd="kreplicate__subcmd__status"
+                ;;
             kreplicate,verify)
                 cmd="kreplicate__subcmd__verify"
                 ;;
@@ -49,6 +52,9 @@ _kreplicate() {
             kreplicate__subcmd__help,plan)
                 cmd="kreplicate__subcmd__help__subcmd__plan"
                 ;;
+            kreplicate__subcmd__help,status)
+                cmd="kreplicate__subcmd__help__subcmd__status"
+                ;;
             kreplicate__subcmd__help,verify)
                 cmd="kreplicate__subcmd__help__subcmd__verify"
                 ;;
@@ -59,7 +65,7 @@ _kreplicate() {
 
     case "${cmd}" in
         kreplicate)
-            opts="-X -q -v -h -V --from --to --topics --exclude --rename --config --flow --from-property --to-property --guarantee --group --trust-group-positions --until-caught-up --refresh-topics --json --start --on-gap --create-topics --config-exclude --sync-configs --sync-acls --sync-group-acls --max-bytes-per-sec --max-records-per-sec --replication-factor --delivery-timeout --timeout --commit-interval --join-timeout --shard --no-origin-header --sync-groups --sync-groups-interval --txn-max-records --txn-max-bytes --txn-max-time --metrics-addr --metrics-file --metrics-file-interval --quiet --verbose --help --version demo verify plan groups generate help"
+            opts="-X -q -v -h -V --from --to --topics --exclude --rename --config --flow --from-property --to-property --guarantee --group --trust-group-positions --until-caught-up --refresh-topics --json --start --on-gap --create-topics --config-exclude --sync-configs --sync-acls --sync-group-acls --max-bytes-per-sec --max-records-per-sec --replication-factor --delivery-timeout --timeout --commit-interval --join-timeout --shard --no-origin-header --sync-groups --sync-groups-interval --txn-max-records --txn-max-bytes --txn-max-time --metrics-addr --metrics-file --metrics-file-interval --quiet --verbose --help --version demo verify plan status groups generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -303,7 +309,7 @@ _kreplicate() {
             return 0
             ;;
         kreplicate__subcmd__help)
-            opts="demo verify plan groups generate help"
+            opts="demo verify plan status groups generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -386,6 +392,20 @@ _kreplicate() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kreplicate__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kreplicate__subcmd__help__subcmd__verify)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -401,6 +421,152 @@ _kreplicate() {
             return 0
             ;;
         kreplicate__subcmd__plan)
+            opts="-X -q -v -h --from --to --topics --exclude --rename --config --flow --from-property --to-property --guarantee --group --trust-group-positions --until-caught-up --refresh-topics --json --start --on-gap --create-topics --config-exclude --sync-configs --sync-acls --sync-group-acls --max-bytes-per-sec --max-records-per-sec --replication-factor --delivery-timeout --timeout --commit-interval --join-timeout --shard --no-origin-header --sync-groups --sync-groups-interval --txn-max-records --txn-max-bytes --txn-max-time --metrics-addr --metrics-file --metrics-file-interval --quiet --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topics)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --exclude)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rename)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --flow)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from-property)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -X)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to-property)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --guarantee)
+                    COMPREPLY=($(compgen -W "none at-least-once exactly-once" -- "${cur}"))
+                    return 0
+                    ;;
+                --group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --refresh-topics)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --start)
+                    COMPREPLY=($(compgen -W "earliest latest" -- "${cur}"))
+                    return 0
+                    ;;
+                --on-gap)
+                    COMPREPLY=($(compgen -W "fail earliest latest" -- "${cur}"))
+                    return 0
+                    ;;
+                --config-exclude)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sync-group-acls)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-bytes-per-sec)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-records-per-sec)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --replication-factor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --delivery-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --commit-interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --join-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --shard)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sync-groups)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sync-groups-interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --txn-max-records)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --txn-max-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --txn-max-time)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --metrics-addr)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --metrics-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --metrics-file-interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kreplicate__subcmd__status)
             opts="-X -q -v -h --from --to --topics --exclude --rename --config --flow --from-property --to-property --guarantee --group --trust-group-positions --until-caught-up --refresh-topics --json --start --on-gap --create-topics --config-exclude --sync-configs --sync-acls --sync-group-acls --max-bytes-per-sec --max-records-per-sec --replication-factor --delivery-timeout --timeout --commit-interval --join-timeout --shard --no-origin-header --sync-groups --sync-groups-interval --txn-max-records --txn-max-bytes --txn-max-time --metrics-addr --metrics-file --metrics-file-interval --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

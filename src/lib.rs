@@ -5,7 +5,8 @@
 //! each item's modules, before its dash, and checks every `crate::` path of src/):
 //! 1. `lib`, `demo`, `plan`, `manual` — `lib` parses, dispatches, prints and maps the outcome
 //!    to an [`error::Exit`]; nothing imports this layer, nor `verify` or `groups`. `plan`
-//!    prints what `preflight` decides; `manual` writes the man pages and the guide's blocks.
+//!    prints what `preflight` decides, and `plan::status` whether a copy runs and its lag;
+//!    `manual` writes the man pages and the guide's blocks.
 //! 2. `engine`, `verify`, `groups` — `engine` picks one of two engines, `acked` (none,
 //!    at-least-once) or `exactly_once` (exactly-once), which never import each other (what
 //!    both do alike sits beneath them in `engine::shared`); `verify` compares the two sides
@@ -96,7 +97,7 @@ where
             // A copy run's script that asked for JSON gets its line even when the flags are
             // wrong (verify and demo print other objects).
             let subcommand = args.get(1).is_some_and(|a| {
-                ["verify", "demo", "plan", "groups"]
+                ["verify", "demo", "plan", "status", "groups"]
                     .iter()
                     .any(|s| *a == **s)
             });
@@ -113,6 +114,7 @@ where
         // verify's 1 means "the target differs": any error of its own is 2.
         Some(Command::Verify(args)) => verify::run(args).map_err(Error::usage),
         Some(Command::Plan(args)) => plan::run(args),
+        Some(Command::Status(args)) => plan::status(args),
         // Like verify's, groups' 1 is an outcome (some groups not translated).
         Some(Command::Groups(args)) => groups::run(args),
         Some(Command::Generate { dir }) => manual::generate(dir)

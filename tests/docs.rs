@@ -206,9 +206,10 @@ fn guide_flags(guide: &str, heading: &str) -> BTreeSet<String> {
 #[test]
 fn issue_21_the_flag_tables_match_help() {
     let guide = guide();
-    let tables: [(&[&str], &str); 5] = [
+    let tables: [(&[&str], &str); 6] = [
         (&[], "### Flags of a copy run"),
         (&["plan"], "### Flags of a copy run"),
+        (&["status"], "### Flags of a copy run"),
         (&["verify"], "### Flags of verify"),
         (&["groups"], "### Flags of groups"),
         (&["demo"], "### Flags of demo"),
@@ -295,4 +296,29 @@ fn issue_10_man_page_sections_and_examples_are_verbatim() {
     for line in help.stdout.lines() {
         assert!(line.chars().count() <= 100, "--help line too long: {line}");
     }
+    // Issue 35: the first line under each heading is indented as the others are.
+    for (heading, first) in [
+        ("Examples:", "  Copy two topics once"),
+        ("Exit codes:", "  0    done"),
+    ] {
+        let after = help.stdout.split(&format!("\n{heading}\n")).nth(1);
+        assert!(
+            after.is_some_and(|a| a.starts_with(first)),
+            "--help's {heading} starts with {first:?}: {}",
+            help.stdout
+        );
+    }
+    // Issue 35: the SYNOPSIS is one usage line per command, not every flag on one line.
+    let synopsis = page
+        .split(".SH SYNOPSIS\n")
+        .nth(1)
+        .and_then(|s| s.split(".fi\n").next())
+        .expect("a SYNOPSIS block");
+    for command in ["plan", "status", "verify", "groups", "demo"] {
+        assert!(
+            synopsis.contains(&format!("\\fBkreplicate\\fR {command} ")),
+            "no usage line for {command}: {synopsis}"
+        );
+    }
+    assert!(!synopsis.contains("sync\\-groups"), "{synopsis}");
 }

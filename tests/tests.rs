@@ -95,6 +95,8 @@ mod secured;
 mod secured_acls;
 /// rate-limited copies commit in time; a SIGKILL re-copies little (Kafka; tansu twin)
 mod slow_copies;
+/// `kreplicate status`: a running copy's members and lag, then its positions (Kafka: shared)
+mod status;
 /// --sync-groups follows application groups while copying (Kafka: shared)
 mod sync_groups;
 /// the byte and record rate limits (Kafka: shared)

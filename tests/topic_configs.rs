@@ -78,6 +78,9 @@ fn issue_12_configs_travel_drift_is_warned_then_synced() {
     assert_eq!(json["would_start"], false, "{json}");
     let why = json["refusal"].as_str().unwrap();
     assert!(why.contains("'compacted' does not exist"), "{why}");
+    // Issue 35: a target a run would not create is missing, not to be created.
+    assert_eq!(json["topics"][0]["target"], "compacted", "{json}");
+    assert_eq!(json["topics"][0]["action"], "missing", "{json}");
     assert_eq!(json["records_to_copy"], 50, "{json}");
     assert_eq!(
         json["topics"][1]["config_differences"][0]["target"], "259200000",

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use rdkafka_sys as sys;
 
-use crate::kafka::admin::{text, Native, Request};
+use crate::kafka::admin::{groups, text, Native, Request};
 use crate::topics::admin::Admin;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -236,39 +236,23 @@ impl GroupAnswer {
 
 /// DescribeConsumerGroups for `group`, with its authorised operations.
 fn describe_group(request: &Request, group: &CStr) -> GroupAnswer {
-    let mut answer = GroupAnswer {
-        ops: None,
-        code: None,
-    };
-    let mut groups = [group.as_ptr()];
-    let op = sys::rd_kafka_admin_op_t::RD_KAFKA_ADMIN_OP_DESCRIBECONSUMERGROUPS;
-    // SAFETY: the call starts one DescribeConsumerGroups on the options and queue given;
-    // `group` outlives it, and it copies the name.
-    let event = unsafe {
-        request.answer(op, |o, q| {
-            sys::rd_kafka_DescribeConsumerGroups(request.rk(), groups.as_mut_ptr(), 1, o, q)
+    // SAFETY: the description's error and operations live as long as the answer, and are
+    // read into owned values here.
+    let read = unsafe {
+        groups::describe(request, group, |d| {
+            let mut cnt = 0usize;
+            let ops = sys::rd_kafka_ConsumerGroupDescription_authorized_operations(d, &mut cnt);
+            let error = sys::rd_kafka_ConsumerGroupDescription_error(d);
+            GroupAnswer {
+                code: (!error.is_null()).then(|| sys::rd_kafka_error_code(error)),
+                ops: operations(ops, cnt, error),
+            }
         })
     };
-    let Ok(event) = event else {
-        return answer;
-    };
-    // SAFETY: `event` is live; the result, its description and the description's error and
-    // operations live as long as it does, and are read here.
-    unsafe {
-        let result = sys::rd_kafka_event_DescribeConsumerGroups_result(event.ptr());
-        let mut n = 0usize;
-        let descs = sys::rd_kafka_DescribeConsumerGroups_result_groups(result, &mut n);
-        if n == 0 {
-            return answer;
-        }
-        let d = *descs;
-        let mut cnt = 0usize;
-        let ops = sys::rd_kafka_ConsumerGroupDescription_authorized_operations(d, &mut cnt);
-        let error = sys::rd_kafka_ConsumerGroupDescription_error(d);
-        answer.code = (!error.is_null()).then(|| sys::rd_kafka_error_code(error));
-        answer.ops = operations(ops, cnt, error);
-    }
-    answer
+    read.unwrap_or(GroupAnswer {
+        ops: None,
+        code: None,
+    })
 }
 
 /// The operations of one answer: none at all when the broker refused to describe the

@@ -11,9 +11,8 @@ use crate::options::{defaults, GapPolicy, Guarantee, StartPosition};
 pub const CONFIG_ENV: &str = "KREPLICATE_CONFIG";
 
 /// Examples for `--help` and the man page: each line fits 80 columns, so neither wraps a
-/// command in the middle.
-pub const EXAMPLES: &str = "\
-  Copy two topics once, up to their current end, and exit:
+/// command in the middle. No `"\` before the first line: it would eat its indentation too.
+pub const EXAMPLES: &str = "  Copy two topics once, up to their current end, and exit:
     kreplicate --from prod --to dr --topics orders,payments --until-caught-up
 
   Copy every topic matching a regex under a new name, continuously:
@@ -35,9 +34,20 @@ pub const EXAMPLES: &str = "\
   Try it without Kafka:
     kreplicate demo";
 
+/// The man page's SYNOPSIS: one usage line per command (clap's lists every flag of a copy run
+/// on one line).
+pub const USAGE: &str = "\
+kreplicate --from CLUSTER --to CLUSTER --topics LIST|^REGEX [OPTIONS]
+kreplicate plan [the options of a copy run]
+kreplicate status [the options of a copy run]
+kreplicate verify --from CLUSTER --to CLUSTER --topics LIST|^REGEX [OPTIONS]
+kreplicate groups --from CLUSTER --to CLUSTER --topics LIST|^REGEX [OPTIONS]
+kreplicate [plan|status|verify|groups] --flow NAME [OPTIONS]
+kreplicate demo [OPTIONS]";
+
 /// Exit codes, by who must act.
-pub const EXIT_CODES: &str = "\
-  0    done: caught up, or stopped by a first SIGINT/SIGTERM after committing
+pub const EXIT_CODES: &str =
+    "  0    done: caught up, or stopped by a first SIGINT/SIGTERM after committing
   1    the run failed and a rerun may succeed: a broker unreachable or timing
        out (also at start), delivery error, fencing, source gap
   2    fix the command line or the config: nothing was consumed, produced or
@@ -91,6 +101,12 @@ pub enum Command {
     /// records to copy and the warnings; exit 0 when the run would start, 2 when it would
     /// refuse (prefix any copy command line with `plan`)
     Plan(Box<CopyArgs>),
+    /// Whether a copy with the same flags runs and how far behind it is, seen from outside:
+    /// the source group's live members, its committed positions against each partition's end
+    /// (exactly-once: also the position the target holds); every flow of the config file
+    /// without --flow and --topics. Reads only; exit 0, 1 when a broker cannot be reached, 2
+    /// for bad input (prefix any copy command line with `status`)
+    Status(Box<CopyArgs>),
     /// Translate the committed positions of the source's consumer groups to the target (exact,
     /// from the origin of every copied record) and commit them to the same-named target groups
     #[command(after_help = GROUPS_AFTER_HELP)]

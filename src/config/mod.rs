@@ -362,7 +362,11 @@ pub fn cluster(file: &FileConfig, value: &str, flag: &str) -> Result<ClusterSpec
         let mut properties = Vec::new();
         for (k, v) in &entry.properties {
             let at = file.location(&["clusters", value, "properties", k]);
-            properties.push((k.clone(), property_value(v, &at)?));
+            let v = property_value(v, &at)?;
+            if let Some(why) = values::bad_mechanism(k, &v) {
+                return Err(Error::usage(format!("{at}: {why}")));
+            }
+            properties.push((k.clone(), v));
         }
         let id = entry.id.as_deref().map(str::trim);
         if id.is_some_and(|i| i.is_empty() || i.contains('/')) {

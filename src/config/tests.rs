@@ -210,3 +210,26 @@ fn issue_22_a_flow_inherits_defaults_and_flags_win() {
         .to_string();
     assert!(err.contains("defines no flows"), "{err}");
 }
+
+#[test]
+fn issue_35_a_sasl_mechanism_typo_is_named_where_written_with_the_one_meant() {
+    let f = parse_file(
+        "clusters:\n  a:\n    bootstrap: h:1\n    properties:\n      security.protocol: SASL_SSL\n      sasl.mechanism: SCRAM-SHA-265\n",
+    )
+    .unwrap();
+    let err = cluster(&f, "a", "--from").unwrap_err();
+    assert_eq!(err.exit(), crate::error::Exit::Usage);
+    assert_eq!(
+        err.to_string(),
+        "config: clusters.a.properties.sasl.mechanism (line 6): 'SCRAM-SHA-265' is not a SASL mechanism (GSSAPI, PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER); did you mean 'SCRAM-SHA-256'?"
+    );
+    let flag = parse_properties(&["sasl.mechanism=plain".into()], "--to-property")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        flag.starts_with("--to-property sasl.mechanism: 'plain' is not a SASL mechanism"),
+        "{flag}"
+    );
+    assert!(flag.ends_with("did you mean 'PLAIN'?"), "{flag}");
+    assert!(parse_properties(&["sasl.mechanism=PLAIN".into()], "-X").is_ok());
+}

@@ -23,6 +23,32 @@ pub(super) fn property_value(v: &serde_yaml::Value, at: &str) -> Result<String> 
     expand(&raw).map_err(|why| Error::usage(format!("{at}: refers to {why}")))
 }
 
+/// The SASL mechanisms librdkafka speaks (`sasl.mechanism`).
+const SASL_MECHANISMS: [&str; 5] = [
+    "GSSAPI",
+    "PLAIN",
+    "SCRAM-SHA-256",
+    "SCRAM-SHA-512",
+    "OAUTHBEARER",
+];
+
+/// Why a `sasl.mechanism` value is not one librdkafka speaks, with the one meant when near
+/// (issue 35): librdkafka's own words named neither the file and line nor the spelling meant.
+/// `None` for any other key, and for a mechanism it speaks (spelt as librdkafka compares it:
+/// upper case).
+pub(super) fn bad_mechanism(key: &str, value: &str) -> Option<String> {
+    if !matches!(key, "sasl.mechanism" | "sasl.mechanisms") || SASL_MECHANISMS.contains(&value) {
+        return None;
+    }
+    let meant = crate::suggest::nearest(&value.trim().to_ascii_uppercase(), SASL_MECHANISMS)
+        .map_or_else(String::new, |m| format!("; did you mean '{m}'?"));
+    Some(format!(
+        "'{}' is not a SASL mechanism ({}){meant}",
+        value.trim(),
+        SASL_MECHANISMS.join(", ")
+    ))
+}
+
 /// Replaces each `${VAR}` and `${file:PATH}`; the error names the reference, never a value.
 pub(super) fn expand(raw: &str) -> std::result::Result<String, String> {
     let mut out = String::with_capacity(raw.len());
@@ -56,7 +82,10 @@ pub fn parse_properties(items: &[String], flag: &str) -> Result<Vec<(String, Str
     items
         .iter()
         .map(|item| match item.split_once('=') {
-            Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.to_string())),
+            Some((k, v)) if !k.trim().is_empty() => match bad_mechanism(k.trim(), v) {
+                Some(why) => Err(Error::usage(format!("{flag} {}: {why}", k.trim()))),
+                None => Ok((k.trim().to_string(), v.to_string())),
+            },
             // Without '=' there is no telling key from value (`sasl.password:hunter2`): name
             // only the leading key-like part.
             _ => {

@@ -10,6 +10,9 @@ mod foreign;
 pub mod positions;
 mod shared;
 
+/// Where exactly-once stands on the target, as its resume reads it (`status` shows it).
+pub(crate) use exactly_once::checkpoints;
+
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 

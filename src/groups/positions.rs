@@ -80,22 +80,17 @@ pub fn listed(client: &Metadata, side: &str, timeout: Duration) -> Result<Vec<St
 
 /// Whether a group has live members on a cluster, and how it shows it.
 pub fn active(client: &Metadata, group: &str, timeout: Duration) -> Result<Option<String>> {
-    let list = client.fetch_group_list(Some(group), timeout).map_err(|e| {
+    let rk = client.client().native_ptr();
+    let described = kafka::admin::groups::view(rk, group, timeout).map_err(|e| {
         Error::failed(format!(
             "cannot describe group '{group}' on the target: {e}"
         ))
     })?;
-    let Some(g) = list.groups().iter().find(|g| g.name() == group) else {
+    let Some(g) = described.filter(|g| g.busy()) else {
         return Ok(None);
     };
-    let (members, state) = (g.members().len(), g.state().to_string());
-    // tansu shows a group with a live member as Stable with no member listed.
-    let busy = members > 0
-        || matches!(
-            state.as_str(),
-            "Stable" | "PreparingRebalance" | "CompletingRebalance" | "AwaitingSync"
-        );
-    Ok(busy.then(|| format!("it has active members on the target ({members} listed, state {state}): stop its consumers first")))
+    let members = g.members.len();
+    Ok(Some(format!("it has active members on the target ({members} listed, state {}): stop its consumers first", g.state)))
 }
 
 /// A client of `group` on one cluster that never joins it: reads and commits its positions.

@@ -60,13 +60,25 @@ fn main_page(cmd: &clap::Command) -> std::io::Result<Vec<u8>> {
     let mut page = Vec::new();
     man.render_title(&mut page)?;
     man.render_name_section(&mut page)?;
-    man.render_synopsis_section(&mut page)?;
+    page.write_all(synopsis().to_roff().as_bytes())?;
     man.render_description_section(&mut page)?;
     man.render_options_section(&mut page)?;
     man.render_subcommands_section(&mut page)?;
     page.write_all(sections().to_roff().as_bytes())?;
     man.render_version_section(&mut page)?;
     Ok(page)
+}
+
+/// One usage line per command, the command in bold (clap's synopsis is every flag on a line).
+fn synopsis() -> Roff {
+    let mut r = Roff::new();
+    r.control("SH", ["SYNOPSIS"]).control("nf", []);
+    for line in cli::USAGE.lines() {
+        let rest = line.strip_prefix("kreplicate").unwrap_or(line);
+        r.text([bold("kreplicate"), roman(rest)]);
+    }
+    r.control("fi", []);
+    r
 }
 
 fn sections() -> Roff {

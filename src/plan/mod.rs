@@ -8,6 +8,9 @@
 //! read on the way are dropped. Exit 0 when a real run would start, 2 when it would refuse.
 
 mod report;
+mod status;
+
+pub use status::run as status;
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -24,7 +27,7 @@ use crate::kafka;
 use crate::options::{Guarantee, RunOptions};
 use crate::preflight;
 use crate::source::{self, classify, Polled};
-use crate::topics::TopicCheck;
+use crate::topics::Route;
 
 /// Runs `plan`; prints the plan (table on stdout, or one JSON object with `--json`).
 pub fn run(args: &CopyArgs) -> Result<Exit> {
@@ -60,7 +63,7 @@ pub fn run(args: &CopyArgs) -> Result<Exit> {
     }
     let positions = match found.denied {
         true => HashMap::new(),
-        false => positions(&opts, &found.topics)?,
+        false => positions(&opts, &found.routes())?,
     };
     let plan = Plan::new(&opts, &found, positions);
     if args.json {
@@ -77,18 +80,16 @@ pub fn run(args: &CopyArgs) -> Result<Exit> {
     })
 }
 
-/// The group's committed position and the partition's bounds, per source partition.
-fn positions(
-    opts: &RunOptions,
-    checks: &[TopicCheck],
-) -> Result<HashMap<(String, i32), PartitionPlan>> {
+/// The group's committed position and the partition's bounds, per source partition (`plan`,
+/// and `status`).
+fn positions(opts: &RunOptions, routes: &[Route]) -> Result<HashMap<(String, i32), PartitionPlan>> {
     let consumer: BaseConsumer = kafka::reader_config(&opts.from, &opts.group, &[])
         .create()
         .map_err(|e| kafka::creation_error("source", e))?;
     let mut all = TopicPartitionList::new();
-    for t in checks {
-        for p in 0..t.route.partitions {
-            all.add_partition(&t.route.source, p);
+    for r in routes {
+        for p in 0..r.partitions {
+            all.add_partition(&r.source, p);
         }
     }
     // OffsetFetch only: reading a group's positions does not join it.

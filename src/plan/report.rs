@@ -65,8 +65,9 @@ pub struct TopicPlan {
     pub source_partitions: i32,
     /// Null when the target topic does not exist.
     pub target_partitions: Option<i32>,
-    /// `create` (with `create_configs`), `exists`, or `add_partitions` (`--create-topics`, the
-    /// target has fewer partitions than the source).
+    /// `create` (with `create_configs`), `missing` (the same without `--create-topics`: a run
+    /// would refuse), `exists`, or `add_partitions` (`--create-topics`, the target has fewer
+    /// partitions than the source).
     pub action: &'static str,
     pub create_configs: BTreeMap<String, String>,
     pub config_differences: Vec<Drift>,
@@ -133,7 +134,9 @@ impl Plan {
                     action: match t.target_partitions {
                         Some(n) if n < r.partitions && opts.create_topics => "add_partitions",
                         Some(_) => "exists",
-                        None => "create",
+                        None if opts.create_topics => "create",
+                        // Without --create-topics a run creates nothing: it would refuse.
+                        None => "missing",
                     },
                     create_configs: t.create_configs.clone(),
                     config_differences: t.drift.clone(),
@@ -194,6 +197,7 @@ impl Plan {
                 }
                 Some(1) => "exists, 1 partition".into(),
                 Some(n) => format!("exists, {n} partitions"),
+                None if t.action == "missing" => "missing: pass --create-topics".into(),
                 None => "create".into(),
             };
             rows.push([

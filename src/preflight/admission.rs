@@ -133,6 +133,33 @@ impl Verdict {
     }
 }
 
+/// The start's refusal for target topics that do not exist (no `--create-topics`): every one
+/// named in one line, so a person fixes them all at once rather than one per run (issue 35).
+pub fn no_targets_refusal(missing: &[&Route], opts: &RunOptions) -> Option<String> {
+    match missing {
+        [] => None,
+        [one] => Verdict::NoTarget.start_refusal(one, opts),
+        many => {
+            let named: Vec<String> = many
+                .iter()
+                .map(|r| {
+                    format!(
+                        "'{}' ({})",
+                        r.target,
+                        count(r.partitions as u64, "partition")
+                    )
+                })
+                .collect();
+            Some(format!(
+                "{} target topics do not exist on '{}': {}; create them with those partitions, or pass --create-topics",
+                many.len(),
+                opts.to.name,
+                named.join(", ")
+            ))
+        }
+    }
+}
+
 /// The warning for a topic discovery does not copy: `why` after its name.
 pub fn left_out(r: &Route, why: &str) -> String {
     format!("new source topic '{}' is not copied: {why}", r.source)
@@ -299,5 +326,20 @@ mod tests {
         assert_eq!(refusal_for_topic(&o, &missing, &route("x3", "x3", 1)), None);
         // A topic alone gets the line a start naming it alone refuses with.
         assert_eq!(Some(one), refusal(&o, &missing[..1]));
+    }
+
+    #[test]
+    fn issue_35_every_missing_target_is_named_in_one_line() {
+        let o = opts("a,b", "{topic}", false);
+        let (a, b) = (route("a", "a", 2), route("b", "b", 1));
+        assert_eq!(no_targets_refusal(&[], &o), None);
+        assert_eq!(
+            no_targets_refusal(&[&a], &o).unwrap(),
+            "target topic 'a' does not exist on 'b:9092': create it with 2 partitions, or pass --create-topics"
+        );
+        assert_eq!(
+            no_targets_refusal(&[&a, &b], &o).unwrap(),
+            "2 target topics do not exist on 'b:9092': 'a' (2 partitions), 'b' (1 partition); create them with those partitions, or pass --create-topics"
+        );
     }
 }

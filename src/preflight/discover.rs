@@ -119,8 +119,9 @@ pub struct Refresh {
     pub added: Vec<Route>,
     /// Something changed: the source partitions to read must be set again.
     pub changed: bool,
-    /// Lines for the user.
+    /// Lines for the user: what to act on, and news (a new topic copied).
     pub warnings: Vec<String>,
+    pub notes: Vec<String>,
     /// The smallest `max.message.bytes` of the new target topics, where the target says.
     pub size_limit: Option<u64>,
     /// Target topics created and partitions added (`--create-topics`).
@@ -261,7 +262,8 @@ fn refresh_topics(
         out.size_limit =
             crate::topics::limits::smallest(&opts.to, &target_meta, &targets, opts.timeout);
         for c in checks {
-            out.warnings.push(format!(
+            // News, not a problem: said as the creation of its target is (issue 35).
+            out.notes.push(format!(
                 "new source topic '{}' ({}) is copied to '{}'{}",
                 c.route.source,
                 crate::table::count(c.route.partitions as u64, "partition"),

@@ -121,12 +121,21 @@ pub fn inspect(opts: &RunOptions) -> Result<Inspection> {
         })
         .collect();
     let verdicts = not_loops(opts, verdicts, &mut warnings)?;
-    // A copy onto itself is named first, then the first target that cannot take its topic.
+    // A copy onto itself is named first, then the first target that cannot take its topic
+    // (every missing one at once).
+    let missing: Vec<&Route> = verdicts
+        .iter()
+        .filter(|(_, v)| *v == Verdict::NoTarget)
+        .map(|(r, _)| r)
+        .collect();
     let refusals = |onto: bool| {
         verdicts
             .iter()
             .filter(|(_, v)| (*v == Verdict::OntoItself) == onto)
-            .find_map(|(r, v)| v.start_refusal(r, opts))
+            .find_map(|(r, v)| match v {
+                Verdict::NoTarget => admission::no_targets_refusal(&missing, opts),
+                _ => v.start_refusal(r, opts),
+            })
     };
     // A target missing without --create-topics refuses the start anyway: then ask whether the
     // broker only hides it, a round trip per topic.

@@ -228,9 +228,11 @@ pub fn select(
                     let regex_like = t
                         .chars()
                         .any(|c| !(c.is_ascii_alphanumeric() || "._-".contains(c)));
-                    let hint = match regex_like {
-                        true => " (to use a regex, start it with '^')",
-                        false => "",
+                    let meant = crate::suggest::nearest(t, source.keys().map(String::as_str));
+                    let hint = match (regex_like, meant) {
+                        (true, _) => " (to use a regex, start it with '^')".to_string(),
+                        (false, Some(m)) => format!("; did you mean '{m}'?"),
+                        (false, None) => String::new(),
                     };
                     return Err(Error::usage(format!(
                         "source topic '{t}' does not exist on '{source_name}': check --topics{hint}"
@@ -349,7 +351,16 @@ mod tests {
         );
         assert_eq!(
             missing("orders.eu"),
-            "source topic 'orders.eu' does not exist on 'a': check --topics"
+            "source topic 'orders.eu' does not exist on 'a': check --topics; did you mean 'orders'?"
+        );
+        assert_eq!(
+            missing("payments"),
+            "source topic 'payments' does not exist on 'a': check --topics"
+        );
+        // Issue 35: a typo of a source topic is answered with the one meant.
+        assert_eq!(
+            missing("ordres"),
+            "source topic 'ordres' does not exist on 'a': check --topics; did you mean 'orders'?"
         );
     }
 }

@@ -151,14 +151,17 @@ impl Report {
             t.altered += p.altered;
         }
         let exact = t.partitions_differing == 0;
-        let verdict = if exact {
-            let dups = if t.duplicates > 0 {
-                format!(" ({} duplicates accepted)", t.duplicates)
-            } else {
-                String::new()
-            };
+        let verdict = if exact && t.duplicates > 0 {
+            // Accepted duplicates: every record is there, in order, but the copy is not exact.
             format!(
-                "EXACT: the target holds an exact copy of {} in {}{dups}",
+                "COMPLETE: the target holds every one of {} in {}, in source order ({} accepted)",
+                table::count(t.source_count, "record"),
+                table::count(t.partitions, "partition"),
+                table::count(t.duplicates, "duplicate")
+            )
+        } else if exact {
+            format!(
+                "EXACT: the target holds an exact copy of {} in {}",
                 table::count(t.source_count, "record"),
                 table::count(t.partitions, "partition")
             )

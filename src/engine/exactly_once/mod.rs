@@ -15,6 +15,8 @@ mod deliveries;
 mod discovery;
 mod resume;
 
+pub(crate) use resume::checkpoints;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

@@ -48,6 +48,9 @@ impl Followed {
     ) -> Result<Option<Refresh>> {
         let mut found = preflight::refresh(opts, &self.routes, &mut self.skipped)?;
         crate::engine::announce(counters, std::mem::take(&mut found.changes));
+        for n in std::mem::take(&mut found.notes) {
+            crate::progress::say(&format!("kreplicate: {n}"));
+        }
         for w in std::mem::take(&mut found.warnings) {
             counters.notice(w);
         }

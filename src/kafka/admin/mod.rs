@@ -3,6 +3,7 @@
 //! it once; [`Request`] is one request on a queue of its own. Callers keep each `unsafe` call
 //! a few lines with its `SAFETY:` note.
 
+pub(crate) mod groups;
 mod native;
 mod request;
 
