@@ -73,14 +73,12 @@ fn issue_11_sync_groups_follows_an_application_group_while_copying() {
     let ends: Vec<i64> = (0..2)
         .map(|p| written.iter().filter(|g| g.partition == p).count() as i64)
         .collect();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let copied = loop {
-        let copied = common::committed(ab, &copier, t, 2);
-        if copied == ends || Instant::now() > deadline {
-            break copied;
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    };
+    common::wait_until(
+        "the copy committing everything written",
+        Duration::from_secs(60),
+        || common::committed(ab, &copier, t, 2) == ends,
+    );
+    let copied = common::committed(ab, &copier, t, 2);
     assert_eq!(copied, ends, "the copy committed everything written");
     common::commit(ab, &app, t, &[(0, copied[0] - 3), (1, copied[1] - 3)]);
     kr::signal(&copy, "INT");
