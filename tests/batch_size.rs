@@ -124,21 +124,13 @@ fn issue_18_a_topic_found_later_with_a_smaller_limit_is_warned_about() {
     common::produce(ab, &first, &kr::records(10, 1, "f"));
     let regex = format!("^{prefix}\\..*");
     let group = common::unique("g-later");
-    let mut args = vec![
-        "--from",
-        ab,
-        "--to",
-        bb,
-        "--topics",
-        &regex,
-        "--create-topics",
-        "--refresh-topics",
-        "1s",
-        "--group",
-        &group,
-        "--json",
-    ];
-    args.extend_from_slice(&kr::FAST_GROUP);
+    let args = kr::Args::copy(ab, bb)
+        .topics(&regex)
+        .with(&["--create-topics", "--refresh-topics", "1s"])
+        .group(&group)
+        .with(&["--json"])
+        .fast_group()
+        .build();
     let mut child = Some(kr::spawn(&args));
     kr::wait_for_records(bb, &first, 10, Duration::from_secs(60), &mut child);
     common::create_topic_with(ab, &small, 1, &[("max.message.bytes", LIMIT)]);

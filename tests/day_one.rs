@@ -42,21 +42,13 @@ fn issue_22_create_topics_says_what_it_creates_at_start_and_at_discovery() {
     common::produce(ab, &grow, &kr::records(10, 2, "g"));
     let regex = format!("^{p}\\..*");
     let group = common::unique("g-mk");
-    let mut args = vec![
-        "--from",
-        ab,
-        "--to",
-        bb,
-        "--topics",
-        &regex,
-        "--create-topics",
-        "--refresh-topics",
-        "1s",
-        "--group",
-        &group,
-        "--json",
-    ];
-    args.extend_from_slice(&kr::FAST_GROUP);
+    let args = kr::Args::copy(ab, bb)
+        .topics(&regex)
+        .with(&["--create-topics", "--refresh-topics", "1s"])
+        .group(&group)
+        .with(&["--json"])
+        .fast_group()
+        .build();
     let mut child = Some(kr::spawn(&args));
     kr::wait_for_records(bb, &events, 20, Duration::from_secs(90), &mut child);
     kr::wait_for_records(bb, &grow, 10, Duration::from_secs(60), &mut child);

@@ -383,23 +383,13 @@ fn issue_35_a_continuous_run_waits_for_its_regex_to_match_a_topic() {
     let prefix = common::unique("later");
     let regex = format!("^{prefix}\\..*");
     let group = common::unique("g-later");
-    let mut args = vec![
-        "--from",
-        ab,
-        "--to",
-        bb,
-        "--topics",
-        &regex,
-        "--create-topics",
-        "--refresh-topics",
-        "1s",
-        "--group",
-        &group,
-        "--commit-interval",
-        "100ms",
-        "--json",
-    ];
-    args.extend_from_slice(&kr::FAST_GROUP);
+    let args = kr::Args::copy(ab, bb)
+        .topics(&regex)
+        .with(&["--create-topics", "--refresh-topics", "1s"])
+        .group(&group)
+        .with(&["--commit-interval", "100ms", "--json"])
+        .fast_group()
+        .build();
     let mut run = Watched::spawn(&args);
     run.wait_for("the run says it waits", Duration::from_secs(60), |s| {
         s.contains(&format!(

@@ -385,3 +385,53 @@ fn issue_17_seed_target_cut_off_by_a_proxy_commits_only_what_it_acknowledged() {
 fn issue_31_kip848_target_requests_held_commits_only_what_it_acknowledged() {
     requests_held_until_the_run_fails(Protocol::Kip848);
 }
+
+/// Issue 34, item 4: one rule for a positions index entry the target refuses, in both engines
+/// (exactly-once's is `eos_resume::issue_18_exactly_once_goes_on_without_an_index_the_target_refuses`).
+/// At-least-once logged a refused send at `-v` only and dropped a refused delivery without a
+/// word, then sent the next entries again; now it says so once, as exactly-once does, and
+/// goes on without the index. The index partition leads on a broker of its own, whose next
+/// Produce answer is the refusal.
+#[test]
+fn issue_34_at_least_once_goes_on_without_an_index_the_target_refuses() {
+    let a = MockKafka::start(1).expect("mock cluster");
+    a.create_topic(TOPIC, PARTS).expect("mock topic");
+    let ab = a.bootstrap().expect("bootstrap");
+    common::produce(&ab, TOPIC, &kr::records(200, PARTS, "before"));
+    let b = MockKafka::start(2).expect("mock cluster");
+    b.create_topic(TOPIC, PARTS).expect("mock topic");
+    let bb = b.bootstrap().expect("bootstrap");
+    let cluster = b.cluster().unwrap();
+    for p in 0..PARTS {
+        cluster.partition_leader(TOPIC, p, Some(1)).unwrap();
+    }
+    cluster
+        .partition_leader("__kreplicate.index", 0, Some(2))
+        .unwrap();
+    let args = copy_args(&ab, &bb, &["--guarantee", "at-least-once", "--json"]);
+    let mut child = Some(kr::spawn(&args));
+    // A commit went out with its index entries before the index is refused.
+    kr::wait_or_kill(Duration::from_secs(60), &mut child, || {
+        let c = common::committed(&ab, "g", TOPIC, PARTS);
+        (c != [100, 100]).then(|| format!("committed {c:?}, not [100, 100]"))
+    });
+    b.answer_next(
+        2,
+        RDKafkaApiKey::Produce,
+        RDKafkaRespErr::RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED,
+        Duration::ZERO,
+    )
+    .unwrap();
+    common::produce(&ab, TOPIC, &kr::records(200, PARTS, "after"));
+    kr::wait_or_kill(Duration::from_secs(60), &mut child, || {
+        let c = common::committed(&ab, "g", TOPIC, PARTS);
+        (c != [200, 200]).then(|| format!("stopped copying: committed {c:?}"))
+    });
+    let run = kr::stop(&mut child);
+    let warned = run
+        .stderr
+        .matches("the target refused an entry of the positions index")
+        .count();
+    assert_eq!(warned, 1, "{}", run.stderr);
+    kr::assert_complete(&ab, &bb, TOPIC, TOPIC, PARTS);
+}

@@ -106,14 +106,9 @@ fn issue_10_without_a_terminal_lines_are_time_stamped_and_show_progress() {
         .expect("spawn kreplicate");
     // Stopped once every record is committed and the next progress lines (one per 500 ms
     // commit interval) had time to say so: a fixed 4 s was too short on a loaded machine.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while common::committed(&a.bootstrap, g, t, 2) != [250, 250] {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no full commit in 60 s"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
+    common::wait_until("a full commit", std::time::Duration::from_secs(60), || {
+        common::committed(&a.bootstrap, g, t, 2) == [250, 250]
+    });
     std::thread::sleep(std::time::Duration::from_secs(2));
     kr::signal(&child, "INT");
     let run = kr::wait(child, std::time::Duration::from_secs(30));

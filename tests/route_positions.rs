@@ -3,29 +3,16 @@
 //! source's start on an empty target are refused; the old default group still resumes. On
 //! Apache Kafka, whose cluster ids are the real thing.
 
-use crate::common::kr::{self, FAST_GROUP};
+use crate::common::kr;
 use crate::common::{self, Kafka};
 
 fn copy(a: &str, b: &str, extra: &[&str]) -> kr::Run {
-    let mut v = vec![
-        "--from",
-        a,
-        "--to",
-        b,
-        "--topics",
-        "events",
-        "--until-caught-up",
-        "--json",
-    ];
-    v.extend_from_slice(extra);
-    v.extend_from_slice(&FAST_GROUP);
-    kr::run(&v)
+    let args = kr::Args::copy(a, b).topics("events").caught_up();
+    kr::run(&args.with(extra).fast_group().build())
 }
 
 fn plan(a: &str, b: &str, extra: &[&str]) -> kr::Run {
-    let mut v = vec!["plan", "--from", a, "--to", b, "--topics", "events"];
-    v.extend_from_slice(extra);
-    kr::run(&v)
+    kr::run(&kr::Args::plan(a, b).topics("events").with(extra).build())
 }
 
 fn source(name: &str) -> Kafka {

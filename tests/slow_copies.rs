@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::kr::{self, FAST_GROUP};
+use crate::common::kr;
 use crate::common::{self, Kafka, Tansu};
 
 /// A copy at 20 records a second: the first position shows on the source group within about
@@ -22,29 +22,15 @@ fn slow_copy_commits_in_time(guarantee: &str) {
     common::create_topic(bb, t, 2);
     common::produce(ab, t, &kr::records(400, 2, "slow"));
     let addr = format!("127.0.0.1:{}", common::free_port());
-    let mut args = vec![
-        "--from",
-        ab,
-        "--to",
-        bb,
-        "--topics",
-        t,
-        "--group",
-        g,
-        "--guarantee",
-        guarantee,
-        "--max-records-per-sec",
-        "20",
-        "--commit-interval",
-        "1s",
-        "--txn-max-time",
-        "1s",
-        "--delivery-timeout",
-        "3s",
-        "--metrics-addr",
-        &addr,
-    ];
-    args.extend_from_slice(&FAST_GROUP);
+    let args = kr::Args::copy(ab, bb)
+        .topics(t)
+        .group(g)
+        .guarantee(guarantee)
+        .with(&["--max-records-per-sec", "20", "--commit-interval", "1s"])
+        .with(&["--txn-max-time", "1s", "--delivery-timeout", "3s"])
+        .with(&["--metrics-addr", &addr])
+        .fast_group()
+        .build();
     let child = kr::spawn(&args);
     common::wait_until(
         "a first record on the target",

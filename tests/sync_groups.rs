@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::kr::{self, FAST_GROUP};
+use crate::common::kr;
 use crate::common::{self, unique, Kafka};
 
 #[test]
@@ -17,24 +17,13 @@ fn issue_11_sync_groups_follows_an_application_group_while_copying() {
     common::create_topic(bb, t, 2);
     common::produce(ab, t, &kr::records(1000, 2, "first"));
     let sync = format!("{app},{later}");
-    let mut args = vec![
-        "--from",
-        ab,
-        "--to",
-        bb,
-        "--topics",
-        t,
-        "--group",
-        &copier,
-        "--json",
-        "--commit-interval",
-        "200ms",
-        "--sync-groups",
-        &sync,
-        "--sync-groups-interval",
-        "1s",
-    ];
-    args.extend(FAST_GROUP);
+    let args = kr::Args::copy(ab, bb)
+        .topics(t)
+        .group(&copier)
+        .with(&["--json", "--commit-interval", "200ms"])
+        .with(&["--sync-groups", &sync, "--sync-groups-interval", "1s"])
+        .fast_group()
+        .build();
     let copy = kr::spawn(&args);
     let writer = kr::Writer::start(ab, t, 2);
     // The application follows the copy on the source, 10 records behind; the target group is
@@ -73,14 +62,12 @@ fn issue_11_sync_groups_follows_an_application_group_while_copying() {
     let ends: Vec<i64> = (0..2)
         .map(|p| written.iter().filter(|g| g.partition == p).count() as i64)
         .collect();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let copied = loop {
-        let copied = common::committed(ab, &copier, t, 2);
-        if copied == ends || Instant::now() > deadline {
-            break copied;
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    };
+    common::wait_until(
+        "the copy committing everything written",
+        Duration::from_secs(60),
+        || common::committed(ab, &copier, t, 2) == ends,
+    );
+    let copied = common::committed(ab, &copier, t, 2);
     assert_eq!(copied, ends, "the copy committed everything written");
     common::commit(ab, &app, t, &[(0, copied[0] - 3), (1, copied[1] - 3)]);
     kr::signal(&copy, "INT");

@@ -430,23 +430,14 @@ pub fn open_transaction_copy(
     group: &str,
     extra: &[&str],
 ) -> std::process::Child {
-    let mut args = vec![
-        "--from",
-        ab,
-        "--to",
-        bb,
-        "--topics",
-        topic,
-        "--group",
-        group,
-        "--guarantee",
-        "exactly-once",
-        "--txn-max-time",
-        "5m",
-        "--json",
-    ];
-    args.extend_from_slice(extra);
-    args.extend(kr::FAST_GROUP);
+    let args = kr::Args::copy(ab, bb)
+        .topics(topic)
+        .group(group)
+        .guarantee("exactly-once")
+        .with(&["--txn-max-time", "5m", "--json"])
+        .with(extra)
+        .fast_group()
+        .build();
     kr::spawn(&args)
 }
 

@@ -119,6 +119,11 @@ impl<'a> Args<'a> {
         Args(vec!["--from", from, "--to", to])
     }
 
+    /// `plan --from FROM --to TO`: what [`Args::copy`] would do.
+    pub fn plan(from: &'a str, to: &'a str) -> Self {
+        Args(vec!["plan", "--from", from, "--to", to])
+    }
+
     /// `--topics LIST|^REGEX`.
     pub fn topics(self, topics: &'a str) -> Self {
         self.with(&["--topics", topics])
