@@ -5,10 +5,24 @@
 use unicode_width::UnicodeWidthStr;
 
 /// `n` and its noun, singular for one: `1 partition`, `2 partitions` (nouns with a plain
-/// plural `s`).
+/// plural `s`), the number as [`number`] writes it.
 pub fn count(n: impl Into<u64>, noun: &str) -> String {
     let n = n.into();
-    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+    format!("{} {noun}{}", number(n), if n == 1 { "" } else { "s" })
+}
+
+/// 1234567 → "1,234,567": one way to write a count, on the progress line and in the summary
+/// (issue 35: the one said "2,000 records", the other "copied 2000 records").
+pub fn number(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The rows (the first is usually the header) as aligned lines. Columns whose index is in
@@ -54,6 +68,13 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn issue_35_counts_are_written_as_the_progress_line_writes_them() {
+        assert_eq!(count(1u64, "record"), "1 record");
+        assert_eq!(count(2000u64, "record"), "2,000 records");
+        assert_eq!(number(1_234_567), "1,234,567");
+    }
 
     #[test]
     fn columns_line_up_left_and_right() {

@@ -59,7 +59,7 @@ fn progress_is_drawn_on_a_terminal_and_absent_when_piped() {
         "the display shows records and commits: {tty:?}"
     );
     assert!(
-        tty.contains("kreplicate: stopped: copied 2000 records"),
+        tty.contains("kreplicate: stopped: copied 2,000 records"),
         "{tty:?}"
     );
 
@@ -71,7 +71,11 @@ fn progress_is_drawn_on_a_terminal_and_absent_when_piped() {
         !run.stderr.contains('\x1b') && !run.stdout.contains('\x1b'),
         "{run:?}"
     );
-    assert!(run.stderr.contains("copied 2000 records"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("copied 2,000 records"),
+        "{}",
+        run.stderr
+    );
 }
 
 /// Issue 10: without a terminal (journald, cron) a run prints one time-stamped progress line per

@@ -47,6 +47,8 @@ fn issue_35_status_shows_a_running_copy_and_its_lag_then_its_positions() {
     };
     let running = status(&["--json"]);
     let table = status(&[]);
+    // plan of the same flow says that a copy runs already.
+    let plan = kr::run(&["plan", "--config", &file, "--flow", &flow]);
     drop(writer);
     let done = kr::stop(&mut run);
     eprintln!(
@@ -88,6 +90,15 @@ fn issue_35_status_shows_a_running_copy_and_its_lag_then_its_positions() {
         )) && table.stdout.contains("LAG"),
         "{}",
         table.stdout
+    );
+
+    assert_eq!(plan.code, 0, "{plan:?}");
+    assert!(
+        plan.stdout.contains(&format!(
+            "warning: a copy is running: 1 active member, kreplicate.{flow} on host 127.0.0.1 (group '{group}'): a real run would join that group"
+        )),
+        "{}",
+        plan.stdout
     );
 
     // Stopped: no member, and the positions the run committed.

@@ -15,7 +15,7 @@ pub use status::run as status;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use rdkafka::consumer::BaseConsumer;
+use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::{Offset, TopicPartitionList};
 
 use self::report::{PartitionPlan, Plan};
@@ -60,6 +60,23 @@ pub fn run(args: &CopyArgs) -> Result<Exit> {
         let ids = found.reported_ids();
         let ids = (ids.0.map(String::from), ids.1.map(String::from));
         found.refusal = preflight::stamp(&opts, &ids).err().map(|e| e.to_string());
+    }
+    // A copy of this group that runs already: a real run would join it and share its
+    // partitions (at-least-once, none; exactly-once joins no group). Not said when the group
+    // cannot be described: the plan stands without it.
+    if opts.guarantee != Guarantee::ExactlyOnce {
+        if let Ok(source) = kafka::admin_config(&opts.from).create::<BaseConsumer>() {
+            let rk = source.client().native_ptr();
+            if let Ok(Some(g)) = kafka::admin::groups::view(rk, &opts.group, opts.timeout) {
+                if g.busy() {
+                    found.warnings.push(format!(
+                        "{} (group '{}'): a real run would join that group and share its partitions; kreplicate status shows its lag",
+                        status::running(&g.members),
+                        opts.group
+                    ));
+                }
+            }
+        }
     }
     let positions = match found.denied {
         true => HashMap::new(),

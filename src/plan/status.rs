@@ -197,6 +197,23 @@ fn target_positions(
     Ok(out)
 }
 
+/// `a copy is running: 1 active member, kreplicate.orders-dr on host 10.0.0.5` (`status`, and
+/// `plan` of a copy that runs already).
+pub(super) fn running(members: &[Member]) -> String {
+    let who: Vec<String> = members
+        .iter()
+        .map(|m| format!("{} on host {}", m.client_id, m.host))
+        .collect();
+    format!(
+        "a copy is running: {}, {}",
+        table::count(members.len() as u64, "active member"),
+        match who.is_empty() {
+            true => "none listed".to_string(),
+            false => who.join(", "),
+        }
+    )
+}
+
 impl FlowStatus {
     fn human(&self) -> String {
         let mut out = match &self.flow {
@@ -209,18 +226,9 @@ impl FlowStatus {
         ));
         let state = self.state.as_deref().unwrap_or("unknown to the source");
         if self.running {
-            let who: Vec<String> = self
-                .members
-                .iter()
-                .map(|m| format!("{} on host {}", m.client_id, m.host))
-                .collect();
             out.push_str(&format!(
-                "a copy is running: {}, {} (group state {state})\n",
-                table::count(self.members.len() as u64, "active member"),
-                match who.is_empty() {
-                    true => "none listed".to_string(),
-                    false => who.join(", "),
-                }
+                "{} (group state {state})\n",
+                running(&self.members)
             ));
         } else if self.guarantee == Guarantee::ExactlyOnce.as_str() {
             out.push_str("exactly-once copies join no group: whether one runs is not seen here; the target's positions are where the next transaction goes on from\n");

@@ -6,6 +6,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use crate::report::{Counters, PartitionEnd};
+pub(super) use crate::table::number as count;
 
 /// Records per second over the last few seconds: a copy that goes idle shows 0/s within
 /// [`RATE_SPAN`], not an average since start that only slowly falls.
@@ -81,43 +82,71 @@ impl Figures {
     }
 
     /// `170,000 records  68 MB  34,012/s  1,204 to go  100 unacknowledged  committed 4/4
-    /// partitions`; the parts that would say nothing are left out.
-    fn line(&self) -> String {
-        let mut out = format!(
-            "{} records  {}  {}/s",
-            count(self.records),
-            size(self.bytes),
-            count(self.per_sec.round() as u64)
-        );
+    /// partitions`; the parts that would say nothing are left out. Within `width` columns (a
+    /// narrow terminal), the least telling parts go first, whole (issue 35: the terminal cut
+    /// the line mid-word, `committed` included): the unacknowledged, the size, the skipped,
+    /// the throttled time, the rate, then `committed 4/4 partitions` says `committed 4/4`.
+    fn line(&self, width: Option<usize>) -> String {
+        // (drop rank: lower goes first, text), in the order shown.
+        let mut parts: Vec<(u8, String)> = vec![(9, format!("{} records", count(self.records)))];
+        parts.push((2, size(self.bytes)));
+        parts.push((5, format!("{}/s", count(self.per_sec.round() as u64))));
         if let Some(left) = self.left {
-            out.push_str(&format!("  {} to go", count(left)));
+            parts.push((8, format!("{} to go", count(left))));
         }
         if self.unacknowledged > 0 {
-            out.push_str(&format!("  {} unacknowledged", count(self.unacknowledged)));
+            parts.push((1, format!("{} unacknowledged", count(self.unacknowledged))));
         }
         // Records that came from the target (loops), only when there are any.
         if self.skipped > 0 {
-            out.push_str(&format!("  {} skipped", count(self.skipped)));
+            parts.push((3, format!("{} skipped", count(self.skipped))));
         }
         // Not before partitions are assigned: "committed 0/0" would read as nothing committed.
         if self.assigned > 0 {
-            out.push_str(&format!(
-                "  committed {}/{} partitions",
-                self.committed, self.assigned
-            ));
+            let c = format!("committed {}/{}", self.committed, self.assigned);
+            parts.push((7, format!("{c} partitions")));
         }
         if self.throttled > 0.0 {
-            out.push_str(&format!("  throttled {:.1} s", self.throttled));
+            parts.push((4, format!("throttled {:.1} s", self.throttled)));
         }
-        out
+        let join = |parts: &[(u8, String)]| {
+            parts
+                .iter()
+                .map(|(_, t)| t.as_str())
+                .collect::<Vec<_>>()
+                .join("  ")
+        };
+        let Some(width) = width else {
+            return join(&parts);
+        };
+        while join(&parts).len() > width {
+            let only_telling = parts.iter().all(|(r, _)| *r >= 7);
+            let long = parts.iter_mut().find(|(_, t)| t.ends_with(" partitions"));
+            if let (true, Some(c)) = (only_telling, long) {
+                c.1 = c.1.trim_end_matches(" partitions").to_string();
+                continue;
+            }
+            let Some(lowest) = parts
+                .iter()
+                .enumerate()
+                .filter(|(_, (r, _))| *r < 9)
+                .min_by_key(|(_, (r, _))| *r)
+                .map(|(i, _)| i)
+            else {
+                break;
+            };
+            parts.remove(lowest);
+        }
+        join(&parts)
     }
 }
 
-/// What the run is doing: the phase it waits in, or its figures.
-pub(super) fn message(p: &Counters, per_sec: f64) -> String {
+/// What the run is doing: the phase it waits in, or its figures (within `width` columns when
+/// a terminal says how wide it is).
+pub(super) fn message(p: &Counters, per_sec: f64, width: Option<usize>) -> String {
     match p.waiting() {
         Some(what) => format!("{what}…"),
-        None => Figures::of(p, per_sec).line(),
+        None => Figures::of(p, per_sec).line(width),
     }
 }
 
@@ -139,19 +168,6 @@ pub fn size(bytes: u64) -> String {
     } else {
         format!("{v:.0} {}", UNITS[unit])
     }
-}
-
-/// 1234567 → "1,234,567".
-pub(super) fn count(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 #[cfg(test)]
@@ -214,16 +230,29 @@ mod tests {
             ..Figures::default()
         };
         assert_eq!(
-            f.line(),
+            f.line(None),
             "170,000 records  37 KB  34,012/s  1,204 to go  100 unacknowledged  committed 4/5 partitions"
         );
+        // Issue 35: a narrow terminal loses the least telling parts whole, never a word.
+        let fits = |w: usize| {
+            let line = f.line(Some(w));
+            assert!(line.len() <= w || w < 16, "{w}: {line}");
+            line
+        };
+        assert_eq!(
+            fits(80),
+            "170,000 records  37 KB  34,012/s  1,204 to go  committed 4/5 partitions"
+        );
+        assert_eq!(fits(50), "170,000 records  1,204 to go  committed 4/5");
+        assert_eq!(fits(30), "170,000 records  1,204 to go");
+        assert_eq!(fits(10), "170,000 records");
         let quiet = Figures {
             throttled: 2.0,
             skipped: 3,
             ..Figures::default()
         };
         assert_eq!(
-            quiet.line(),
+            quiet.line(None),
             "0 records  0 B  0/s  3 skipped  throttled 2.0 s"
         );
     }

@@ -132,7 +132,11 @@ fn tick(bar: &ProgressBar, p: &Counters, stop: &Stop, warn: &Warn) {
     while !stop.wait(Duration::from_millis(250)) {
         warn.notices(p);
         let per_sec = rate.sample(Instant::now(), p.records.load(Ordering::Relaxed));
-        bar.set_message(message(p, per_sec));
+        // What is left of the terminal's width after "⠋ 00:01:23 " (and a column to spare).
+        let width = console::Term::stderr()
+            .size_checked()
+            .map(|(_, cols)| usize::from(cols).saturating_sub(12));
+        bar.set_message(message(p, per_sec, width));
         bar.tick();
     }
     warn.notices(p);
@@ -148,7 +152,7 @@ fn lines(p: &Counters, stop: &Stop, every: Duration, warn: &Warn) {
         warn.notices(p);
         let per_sec = rate.sample(Instant::now(), p.records.load(Ordering::Relaxed));
         if Instant::now() >= next {
-            emit(&format!("kreplicate: {}", message(p, per_sec)), true);
+            emit(&format!("kreplicate: {}", message(p, per_sec, None)), true);
             next = Instant::now() + every;
         }
     }
