@@ -65,7 +65,8 @@ mod harness;
 mod json_timing;
 /// no module imports one above it in the layers src/lib.rs states (no broker)
 mod layers;
-/// leaving ZooKeeper: 2.8.2 and 3.9.1 (ZooKeeper mode) to 4.4.0 and back (Kafka: own, mixed versions)
+/// leaving ZooKeeper: 2.8.2 and 3.9.1 (ZooKeeper mode) to 4.4.0 and back; a fresh ZooKeeper-mode
+/// cluster's permission check (Kafka: own, mixed versions)
 mod leaving_zookeeper;
 /// no chain of copies within a cluster or across two (Kafka: own)
 mod loops;

@@ -101,25 +101,7 @@ pub fn granted(admin: &Admin, topics: &[String], group: &str, timeout: Duration)
     let Ok(group) = CString::new(group) else {
         return out;
     };
-    // A group coordinator that is still loading (a broker just started or moved the group)
-    // is asked again until the timeout.
-    let deadline = Instant::now() + timeout;
-    let answer = loop {
-        let answer = describe_group(&request, &group);
-        let loading = answer.code.is_some_and(|c| {
-            use sys::rd_kafka_resp_err_t as E;
-            matches!(
-                c,
-                E::RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS
-                    | E::RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE
-                    | E::RD_KAFKA_RESP_ERR_NOT_COORDINATOR
-            )
-        });
-        if !loading || Instant::now() >= deadline {
-            break answer;
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    };
+    let answer = describe_group_patiently(admin, &group, timeout);
     let said = answer.broker_said();
     if let Some(ops) = answer.ops {
         out.insert(Resource::Group(group.to_string_lossy().into_owned()), ops);
@@ -162,6 +144,49 @@ pub fn granted(admin: &Admin, topics: &[String], group: &str, timeout: Duration)
         Err(_) => {}
     }
     out
+}
+
+/// The first look for a group's coordinator gets an attempt of its own this long, each next
+/// one twice the last (within the timeout): see [`describe_group_patiently`].
+const FIRST_GROUP_ATTEMPT: Duration = Duration::from_secs(2);
+
+/// [`describe_group`] asked again, until `timeout`, while the group's coordinator is loading
+/// (a broker just started or moved the group) or could not be found. librdkafka sends
+/// FindCoordinator three times in about 0.4 s (two retries) and then waits for a broker's
+/// state to change before it looks again: on a steady cluster, until the request's timeout.
+/// A fresh cluster creates its `__consumer_offsets` on the first look, which took 1.2 s on a
+/// ZooKeeper-mode 3.9.1, so a first run waited its whole `--timeout` and then checked
+/// nothing (docs/brokers.md). Short attempts, each a new request, look again.
+fn describe_group_patiently(admin: &Admin, group: &CStr, timeout: Duration) -> GroupAnswer {
+    use sys::rd_kafka_resp_err_t as E;
+    let deadline = Instant::now() + timeout;
+    let mut attempt = FIRST_GROUP_ATTEMPT;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let answer = match Request::new(admin.inner().native_ptr(), attempt.min(left)) {
+            Ok(request) => describe_group(&request, group),
+            Err(f) => GroupAnswer {
+                ops: None,
+                code: Some(f.code),
+            },
+        };
+        let again = answer.code.is_some_and(|c| {
+            matches!(
+                c,
+                E::RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS
+                    | E::RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE
+                    | E::RD_KAFKA_RESP_ERR_NOT_COORDINATOR
+                    | E::RD_KAFKA_RESP_ERR__TIMED_OUT
+            )
+        });
+        if !again || Instant::now() >= deadline {
+            return answer;
+        }
+        if answer.code != Some(E::RD_KAFKA_RESP_ERR__TIMED_OUT) {
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        attempt *= 2;
+    }
 }
 
 /// DescribeTopics for `topics`, with their authorised operations: those a broker said.
@@ -249,8 +274,12 @@ fn describe_group(request: &Request, group: &CStr) -> GroupAnswer {
             sys::rd_kafka_DescribeConsumerGroups(request.rk(), groups.as_mut_ptr(), 1, o, q)
         })
     };
-    let Ok(event) = event else {
-        return answer;
+    let event = match event {
+        Ok(event) => event,
+        Err(f) => {
+            answer.code = Some(f.code);
+            return answer;
+        }
     };
     // SAFETY: `event` is live; the result, its description and the description's error and
     // operations live as long as it does, and are read here.
