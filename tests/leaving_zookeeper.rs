@@ -178,7 +178,9 @@ fn issue_33_from_zookeeper_3_9_to_kraft_4_4_and_back() {
 /// (1.2 s on a fresh 3.9.1 here); librdkafka asks three times in about 0.4 s, then waits for a
 /// broker's state to change before it asks again. The permission check's group lookup waited
 /// the whole `--timeout` (30 s), then took the unanswered group for a broker that checks
-/// nothing: a missing permission was not refused. Now refused at once.
+/// nothing: a missing permission was not refused. Now refused once the coordinator is there.
+/// (Without the fix this failed 2 of 3 times here: a broker that makes its offsets topic
+/// within librdkafka's 0.4 s passes either way.)
 #[test]
 fn issue_33_a_fresh_zookeeper_cluster_s_permissions_are_checked_at_once() {
     let a = Kafka::start_version(
@@ -234,6 +236,10 @@ fn issue_33_a_fresh_zookeeper_cluster_s_permissions_are_checked_at_once() {
         "--group",
         "fresh-g",
         "--until-caught-up",
+        // Room for 50 offsets partitions' creation under load (9-14 s at a load of 14): a
+        // check that waits for all of it has waited in vain.
+        "--timeout",
+        "60s",
     ];
     for flag in ["-X", "--to-property"] {
         for p in [
@@ -258,5 +264,5 @@ fn issue_33_a_fresh_zookeeper_cluster_s_permissions_are_checked_at_once() {
         a.bootstrap
     );
     assert!(refused.stderr.contains(&want), "{}", refused.stderr);
-    assert!(took < Duration::from_secs(15), "the check took {took:?}");
+    assert!(took < Duration::from_secs(45), "the check took {took:?}");
 }
