@@ -92,7 +92,8 @@ mod provenance;
 mod route_positions;
 /// TLS, SASL, ACLs and secrets (Kafka: own secured clusters, and shared)
 mod secured;
-/// --sync-acls, and permissions refused or revoked (Kafka: own clusters with ACLs)
+/// --sync-acls (also from 3.9.1 in ZooKeeper mode to 4.4.0), and permissions refused or revoked
+/// (Kafka: own clusters with ACLs)
 mod secured_acls;
 /// rate-limited copies commit in time; a SIGKILL re-copies little (Kafka; tansu twin)
 mod slow_copies;
