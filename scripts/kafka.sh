@@ -109,9 +109,16 @@ while len(out) < n:
 print(" ".join(out))' "$@"
 }
 
-# The broker logs this once it is RUNNING: unfenced, its listeners accepting, the authorizer ready
-# (a ZooKeeper-mode broker: `[KafkaServer id=1] started`).
-started() { grep -qE "Kafka Server started|\] started \(kafka\.server\.KafkaServer\)" "$1/server.log" 2>/dev/null; }
+# The broker logs this once it is RUNNING: unfenced, its listeners accepting, the authorizer ready.
+# A ZooKeeper-mode broker says `[KafkaServer id=1] started` before its controller reached its
+# listener with the first UpdateMetadata (its connection is refused until then): meanwhile it
+# answers Metadata with no broker and no controller, and a librdkafka admin request waits its
+# whole timeout for a controller (a first CreateTopics did, 3 times). Ready once connected.
+started() {
+    grep -qE "Kafka Server started" "$1/server.log" 2>/dev/null && return 0
+    grep -qE "\] started \(kafka\.server\.KafkaServer\)" "$1/server.log" 2>/dev/null &&
+        grep -qE "connected to .* for sending state change requests" "$1/server.log" 2>/dev/null
+}
 
 jaas_plain() { # server-side PLAIN entry holding every user's password
     local line="org.apache.kafka.common.security.plain.PlainLoginModule required"

@@ -53,6 +53,14 @@ fn secured(name: &str, user: &str, password: &str, others: &[&str]) -> Kafka {
     Kafka::start_with(name, &args)
 }
 
+/// A secured cluster of Kafka `version` (ZooKeeper mode with `zookeeper`), as [`secured`]
+/// makes one, with `admin` its only SCRAM user and super user.
+fn secured_version(name: &str, version: &str, zookeeper: bool) -> Kafka {
+    let admin = format!("admin:{ADMIN_PASSWORD}");
+    let args = ["--protocol", "SASL_PLAINTEXT", "--user", &admin, "--acl"];
+    Kafka::start_version(name, version, zookeeper, &args)
+}
+
 /// Kafka's AclCommand on a cluster's PLAINTEXT listener (its super user).
 fn acl_command(kafka: &Kafka, action: &str, args: &[&str]) -> String {
     let internal = kafka.internal();
@@ -764,5 +772,79 @@ fn issue_35_a_target_topic_hidden_by_a_missing_describe_names_the_grant() {
         common::committed(&a.bootstrap, &group, &topic, 2),
         vec![-1, -1],
         "a refused start commits nothing"
+    );
+}
+
+/// Leaving ZooKeeper with the ACLs (issue 33): from a 3.9.1 ZooKeeper-mode source
+/// (`AclAuthorizer`, ACLs in ZooKeeper) to a 4.4.0 KRaft target (`StandardAuthorizer`, ACLs in
+/// the metadata log), `--sync-acls` and `--sync-group-acls` copy a topic's and a group's ACLs
+/// as written, ALLOW and DENY. The run is each cluster's super user, as a migration's may be.
+#[test]
+fn issue_33_sync_acls_from_a_zookeeper_source_to_a_kraft_target() {
+    let (a, b) = std::thread::scope(|s| {
+        let b = s.spawn(|| secured_version("acl-kraft", "4.4.0", false));
+        let a = secured_version("acl-zk", "3.9.1", true);
+        (a, b.join().expect("start the 4.4.0 cluster"))
+    });
+    assert_eq!(
+        (a.version(), b.version()),
+        ("3.9.1 zk".into(), "4.4.0 kraft".into())
+    );
+    let dir = scratch("zk-acls");
+    let topic = unique("zk-orders");
+    let app = unique("zk-app");
+    common::create_topic(&a.internal(), &topic, 2);
+    common::produce(&a.internal(), &topic, &kr::records(20, 2, "zk"));
+    allow(&a, "reader", "Read", &["--topic", &topic]);
+    acl_command(
+        &a,
+        "--add",
+        &[
+            "--deny-principal",
+            "User:banned",
+            "--operation",
+            "Write",
+            "--topic",
+            &topic,
+        ],
+    );
+    allow(&a, "reader", "Read", &["--group", &app]);
+    let mut args = vec![
+        "--from",
+        &a.bootstrap,
+        "--to",
+        &b.bootstrap,
+        "--topics",
+        &topic,
+        "--create-topics",
+        "--sync-acls",
+        "--sync-group-acls",
+        &app,
+        "--until-caught-up",
+    ];
+    let password = format!("sasl.password={ADMIN_PASSWORD}");
+    for flag in ["-X", "--to-property"] {
+        for p in [
+            "security.protocol=SASL_PLAINTEXT",
+            "sasl.mechanism=SCRAM-SHA-512",
+            "sasl.username=admin",
+            &password,
+        ] {
+            args.extend([flag, p]);
+        }
+    }
+    let copied = run_in(&dir, &args);
+    assert_eq!(copied.code, 0, "{}", copied.stderr);
+    assert_no_secret(&copied, None);
+    kr::assert_complete(&a.internal(), &b.internal(), &topic, &topic, 2);
+    let mut want = vec![
+        entry("banned", "WRITE", "DENY"),
+        entry("reader", "READ", "ALLOW"),
+    ];
+    want.sort();
+    assert_eq!(listed(&b, &["--topic", &topic]), want);
+    assert_eq!(
+        listed(&b, &["--group", &app]),
+        vec![entry("reader", "READ", "ALLOW")]
     );
 }

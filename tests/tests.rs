@@ -63,7 +63,8 @@ mod harness;
 mod json_timing;
 /// no module imports one above it in the layers src/lib.rs states (no broker)
 mod layers;
-/// leaving ZooKeeper: 2.8.2 and 3.9.1 (ZooKeeper mode) to 4.4.0 and back (Kafka: own, mixed versions)
+/// leaving ZooKeeper: 2.8.2 and 3.9.1 (ZooKeeper mode) to 4.4.0 and back; a fresh ZooKeeper-mode
+/// cluster's permission check (Kafka: own, mixed versions)
 mod leaving_zookeeper;
 /// no chain of copies within a cluster or across two (Kafka: own)
 mod loops;
@@ -91,7 +92,8 @@ mod provenance;
 mod route_positions;
 /// TLS, SASL, ACLs and secrets (Kafka: own secured clusters, and shared)
 mod secured;
-/// --sync-acls, and permissions refused or revoked (Kafka: own clusters with ACLs)
+/// --sync-acls (also from 3.9.1 in ZooKeeper mode to 4.4.0), and permissions refused or revoked
+/// (Kafka: own clusters with ACLs)
 mod secured_acls;
 /// rate-limited copies commit in time; a SIGKILL re-copies little (Kafka; tansu twin)
 mod slow_copies;

@@ -204,6 +204,9 @@ impl Kafka {
         let mut k = Kafka::from_line(&name, &line, false);
         k.watchdog = spawn_watchdog(k.pid);
         k.zk_watchdog = k.zk_pid.and_then(spawn_watchdog);
+        if k.zk_pid.is_some() {
+            k.wait_for_leaders();
+        }
         k
     }
 
@@ -355,12 +358,15 @@ impl Kafka {
         self.wait_for_leaders();
     }
 
-    /// Waits until every partition has a leader: a ZooKeeper-mode broker says `started` before
-    /// its controller elected the leaders of the partitions it had.
+    /// Waits until the metadata names a broker and every partition has a leader: a
+    /// ZooKeeper-mode broker says `started` before its controller's UpdateMetadata reached it
+    /// (no broker, no controller: a librdkafka admin request waits its whole timeout for one),
+    /// and before the controller elected the leaders of the partitions it had.
     fn wait_for_leaders(&self) {
         use rdkafka::consumer::{BaseConsumer, Consumer};
+        // The broker's own PLAINTEXT listener: no credentials on a secured cluster.
         let c: BaseConsumer = rdkafka::ClientConfig::new()
-            .set("bootstrap.servers", &self.bootstrap)
+            .set("bootstrap.servers", self.internal())
             .create()
             .expect("metadata client");
         super::wait_until(
@@ -369,10 +375,12 @@ impl Kafka {
             || {
                 c.fetch_metadata(None, Duration::from_secs(5))
                     .is_ok_and(|md| {
-                        md.topics()
-                            .iter()
-                            .flat_map(|t| t.partitions())
-                            .all(|p| p.leader() >= 0)
+                        !md.brokers().is_empty()
+                            && md
+                                .topics()
+                                .iter()
+                                .flat_map(|t| t.partitions())
+                                .all(|p| p.leader() >= 0)
                     })
             },
         );

@@ -181,7 +181,9 @@ pub fn caught_up_args<'a>(
 }
 
 /// A CreateTime base a day back, the same for every record of a test process: Apache Kafka
-/// deletes records older than its retention (7 days), whatever their offsets.
+/// deletes records older than its retention (7 days), whatever their offsets. A topic that
+/// holds them keeps more than a day (2 days: the configs and migration tests), or the broker's
+/// retention check (30 s after its start, then every 5 minutes) deletes them mid-test.
 pub fn recent() -> i64 {
     static BASE: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
     *BASE.get_or_init(|| {

@@ -10,13 +10,14 @@ use std::time::Duration;
 use rdkafka_sys as sys;
 use serde::Serialize;
 
-use super::{text, Request};
+use super::{text, Failure, Request};
 
 /// One group's description, borrowed from the answer that owns it.
 pub(crate) type Description = *const sys::rd_kafka_ConsumerGroupDescription_t;
 
-/// Describes `group` and gives its description to `read` while the answer lives; `Err` when
-/// the request failed as a whole or the answer describes no group.
+/// Describes `group` and gives its description to `read` while the answer lives; `Ok(None)`
+/// when the answer describes no group, `Err` with librdkafka's code when the request failed as
+/// a whole (the permission check asks again after a timeout).
 ///
 /// # Safety
 /// `read` must not keep the description or anything read from it past its return.
@@ -24,7 +25,7 @@ pub(crate) unsafe fn describe<T>(
     request: &Request,
     group: &CStr,
     read: impl FnOnce(Description) -> T,
-) -> Result<T, String> {
+) -> Result<Option<T>, Failure> {
     let mut groups = [group.as_ptr()];
     let op = sys::rd_kafka_admin_op_t::RD_KAFKA_ADMIN_OP_DESCRIBECONSUMERGROUPS;
     // SAFETY: the call starts one DescribeConsumerGroups on the options and queue given;
@@ -33,8 +34,7 @@ pub(crate) unsafe fn describe<T>(
         request.answer(op, |o, q| {
             sys::rd_kafka_DescribeConsumerGroups(request.rk(), groups.as_mut_ptr(), 1, o, q)
         })
-    }
-    .map_err(|f| f.message)?;
+    }?;
     // SAFETY: `event` is live; the result and its descriptions live as long as it does, and
     // `read` keeps nothing of them.
     unsafe {
@@ -42,12 +42,9 @@ pub(crate) unsafe fn describe<T>(
         let mut n = 0usize;
         let descs = sys::rd_kafka_DescribeConsumerGroups_result_groups(result, &mut n);
         if n == 0 || descs.is_null() {
-            return Err(format!(
-                "no description of group '{}'",
-                group.to_string_lossy()
-            ));
+            return Ok(None);
         }
-        Ok(read(*descs))
+        Ok(Some(read(*descs)))
     }
 }
 
@@ -89,7 +86,7 @@ pub(crate) fn view(
     let request = Request::new(rk, timeout).map_err(|f| f.message)?;
     let group = CString::new(group).map_err(|e| e.to_string())?;
     // SAFETY: the closure copies what it reads into owned values.
-    unsafe {
+    let described = unsafe {
         describe(&request, &group, |d| {
             let error = sys::rd_kafka_ConsumerGroupDescription_error(d);
             if !error.is_null() {
@@ -116,5 +113,13 @@ pub(crate) fn view(
             // Kafka describes a group it never heard of as Dead with no member.
             Ok((state != "Dead").then_some(GroupView { state, members }))
         })
-    }?
+    };
+    match described {
+        Ok(Some(view)) => view,
+        Ok(None) => Err(format!(
+            "no description of group '{}'",
+            group.to_string_lossy()
+        )),
+        Err(f) => Err(f.message),
+    }
 }
