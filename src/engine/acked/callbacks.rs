@@ -54,7 +54,7 @@ impl ProducerContext for Deliveries {
         };
         let partition = msg.partition();
         let mut st = self.shared.lock();
-        let Some(part) = st.parts.get_mut(topic).and_then(|p| p.get_mut(&partition)) else {
+        let Some(part) = st.parts.get_mut(topic, partition) else {
             // Revoked although this record was in flight (the flush failed, so the run is
             // ending): the last commit never covered it.
             return;
@@ -197,13 +197,11 @@ impl Rebalancer {
             // As the summary counts them (see `Acked::positions`): `none` leaves commits to
             // auto-commit.
             let held = matches!(start, Offset::Offset(_)) && self.guarantee != Guarantee::None;
-            st.parts.entry(target.to_string()).or_default().insert(
-                partition,
-                Part {
-                    held,
-                    ..Part::default()
-                },
-            );
+            let part = Part {
+                held,
+                ..Part::default()
+            };
+            st.parts.insert(&target, partition, part);
             st.ends.insert(topic, partition, start);
         }
         st.publish(&self.shared.counters);
@@ -283,11 +281,7 @@ impl Rebalancer {
             let Some(target) = self.shared.target_of().get(&source).cloned() else {
                 continue;
             };
-            if let Some(part) = st
-                .parts
-                .get_mut(&*target)
-                .and_then(|p| p.remove(&partition))
-            {
+            if let Some(part) = st.parts.remove(&target, partition) {
                 let committed = part.tracker.committed().filter(|_| !lost);
                 if committed.is_some() || part.copied.records > 0 {
                     let end = st.released.entry((source, partition)).or_default();
