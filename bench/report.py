@@ -72,7 +72,23 @@ for r in runs:
 
 
 def label(m):
-    return {"ceiling": "ceiling (raw copy)", "mm2": "MirrorMaker 2"}.get(m, m)
+    return {"ceiling": "ceiling (raw copy)", "mm2": "MirrorMaker 2",
+            "mm2+tuned": "MirrorMaker 2, tuned"}.get(m, m)
+
+
+def mm2_settings(work):
+    """MirrorMaker 2's properties per mode, and the values it logged for its producer and
+    consumer (bench/run.sh's mm2_effective)."""
+    out = {}
+    for m in ("mm2", "mm2+tuned"):
+        props, eff = os.path.join(work, "mm2-properties." + m), os.path.join(work, "mm2-effective." + m)
+        if os.path.exists(props):
+            out[m] = {"properties": [l.strip() for l in open(props) if l.strip()],
+                      "logged": [l.strip() for l in open(eff)] if os.path.exists(eff) else []}
+    return out
+
+
+mm2 = mm2_settings(env("BENCH_MM2_DIR", "")) if env("BENCH_MM2_DIR") else {}
 
 
 summary = {}
@@ -206,6 +222,10 @@ print("seconds = wall time from the copier's start until the last record is read
       " run / median; MB = 10^6 B of key+value;\n/ceil, /MM2 = throughput against that median; CPU s = the"
       " copier's user+sys; eff/MM2 = MM2's CPU s / this mode's (records per CPU s\nagainst MM2's); RSS = peak"
       " (GNU time %M; MM2: the JVM's VmHWM); brokers = CPU s of Kafka A+B during the run")
+for m, st in mm2.items():
+    print(f"{label(m)}: " + "; ".join(p for p in st["properties"] if "bootstrap" not in p))
+    for line in st["logged"]:
+        print(f"  logged by MM2: {line}")
 failures = [r for r in runs if r["status"] == "FAILED"]
 if failures:
     print(f"FAILED runs: {len(failures)} (left out of the medians)")
@@ -215,7 +235,7 @@ result = {
     "params": {"key_bytes": key_size, "headers": int(env("BENCH_HEADERS", "1")), "rounds": rounds,
                "modes": modes, "mm2_heap": env("BENCH_MM2_HEAP", ""), "mm2_props": env("BENCH_MM2_PROPS", ""),
                "ceiling_args": env("BENCH_CEILING_ARGS", ""), "kreplicate_extra": env("BENCH_KR_EXTRA", ""),
-               "eos_extra": env("BENCH_EOS_EXTRA", "")},
+               "eos_extra": env("BENCH_EOS_EXTRA", ""), "mm2": mm2},
     "machine": machine,
     "runs": runs,
     "summary": summary,

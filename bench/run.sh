@@ -7,9 +7,18 @@
 # hold on a shared machine):
 #   ceiling        examples/raw_copy.rs: a minimal consume -> produce copy, same librdkafka and
 #                  client defaults as kreplicate, no offsets, no verification
-#   mm2            MirrorMaker 2, dedicated mode (org.apache.kafka.connect.mirror.MirrorMaker),
-#                  IdentityReplicationPolicy, tasks.max = partitions, its defaults otherwise; it
+#   mm2            MirrorMaker 2 as shipped: dedicated mode (org.apache.kafka.connect.mirror.MirrorMaker),
+#                  IdentityReplicationPolicy, tasks.max = partitions, its defaults otherwise
+#                  (checkpoints and heartbeats on, Connect's producer and consumer defaults); it
 #                  never exits: done when the target's end offsets hold every record, then stopped
+#   mm2+tuned      the same with its target producer at 1 MB batches, linger.ms 5, 5 requests in
+#                  flight, idempotent, zstd (kreplicate's codec); larger fetches and polls (10,000
+#                  records); checkpoints, heartbeats and ACL sync off. The cluster aliases are
+#                  fixed (A, B), so B.producer.* and A.consumer.* reach the worker's producer and
+#                  the task's consumer; the report prints the properties and the values MM2
+#                  logged for its producer and consumer. MM2's internal topics are deleted after
+#                  every MM2 run and kreplicate's groups after every kreplicate run, so every MM2
+#                  run starts as the first did, on a source that holds no foreign groups
 #   none           kreplicate --guarantee none
 #   at-least-once  kreplicate --guarantee at-least-once
 #   exactly-once   kreplicate --guarantee exactly-once
@@ -26,9 +35,18 @@
 # left out of the medians. Prints tables and writes bench/results/latest.json and, from it,
 # bench/results/latest.svg (throughput and CPU per GB by mode and tool, bench/chart.py).
 #
+# --steady (issue 32): the steady state, not the start. Backlogs of MB_PER_RUN [2000] MB (at most
+# 3,000,000 records), SIZES "100 1024 10240" x PARTITIONS "8 64", a warm-up round (0) then ROUNDS
+# [5]; every copier, MM2 included, is started by one external sampler (examples/sample.rs) that
+# reads the target's end offsets and the CPU time of the copier and of both brokers from /proc
+# every 200 ms: throughput and CPU per GB over the window between 20 % and 80 % of the records,
+# start-up (first record on the target, first commit of the copier's group on the source) apart.
+# bench/steady_report.py prints per-round ratios (to the raw copy, to MM2, exactly-once to
+# at-least-once), their median and range, and writes the JSON (no chart).
+#
 # Usage: bench/run.sh [--records N] [--sizes "BYTES..."] [--partitions "N..."] [--rounds N]
-#                     [--modes "ceiling mm2 none at-least-once ..."] [--out FILE] [--no-build]
-#                     [--keep]
+#                     [--modes "ceiling mm2 mm2+tuned none at-least-once ..."] [--out FILE]
+#                     [--no-build] [--keep] [--steady]
 # Env (same names): RECORDS SIZES (or SIZE) KEY_SIZE HEADERS PARTITIONS ROUNDS MODES OUT NO_BUILD
 #                   KEEP
 #   SIZES            value sizes in bytes, e.g. "100 1024 10240" [400]; PARTITIONS e.g. "1 8 64"
@@ -41,7 +59,7 @@
 #   CEILING_ARGS     extra raw_copy arguments (-C consumer / -P producer properties); raw_copy's
 #                    own defaults mirror kreplicate's client defaults in src/kafka/: keep in sync
 #   MM2_HEAP         MirrorMaker 2's JVM heap flags [-Xms256m -Xmx2g, as connect-mirror-maker.sh]
-#   MM2_PROPS        extra mm2.properties lines (e.g. "S->T.producer.override.linger.ms=20")
+#   MM2_PROPS        extra mm2.properties lines for both MM2 modes (e.g. "B.producer.linger.ms=20")
 #   BROKER_SET       extra server.properties lines for both clusters (space-separated key=value)
 #   KAFKA_HEAP_OPTS  the brokers' heap flags [-Xmx512m -Xms512m]
 # Exit: 0 all runs verified, 1 otherwise, 2 bad usage.
@@ -50,12 +68,21 @@ set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$REPO"
 
+STEADY="${STEADY:-0}"
+for a in "$@"; do [ "$a" != --steady ] || STEADY=1; done
+if [ "$STEADY" = 1 ]; then
+    ROUNDS="${ROUNDS:-5}" SIZES="${SIZES:-${SIZE:-100 1024 10240}}" PARTITIONS="${PARTITIONS:-8 64}"
+    MB_PER_RUN="${MB_PER_RUN:-2000}" MAX_RECORDS=3000000
+    MODES="${MODES:-ceiling mm2 mm2+tuned at-least-once at-least-once+bare exactly-once}"
+    OUT="${OUT:-$REPO/bench/results/steady.json}"
+fi
 ROUNDS="${ROUNDS:-3}"
 SIZES="${SIZES:-${SIZE:-400}}"
 KEY_SIZE="${KEY_SIZE:-16}"
 HEADERS="${HEADERS:-1}"
 PARTITIONS="${PARTITIONS:-8}"
 MB_PER_RUN="${MB_PER_RUN:-200}"
+MAX_RECORDS="${MAX_RECORDS:-2000000}"
 MODES="${MODES:-ceiling mm2 none at-least-once exactly-once none+shard at-least-once+shard}"
 OUT="${OUT:-$REPO/bench/results/latest.json}"
 NO_BUILD="${NO_BUILD:-0}"
@@ -81,6 +108,7 @@ while (($#)); do
         --out) OUT="$2"; shift 2 ;;
         --no-build) NO_BUILD=1; shift ;;
         --keep) KEEP=1; shift ;;
+        --steady) shift ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
@@ -98,7 +126,7 @@ done
 ((ROUNDS >= 1 && KEY_SIZE >= 8)) || { echo "bench: need ROUNDS>=1 KEY_SIZE>=8" >&2; exit 2; }
 for m in "${MODE_LIST[@]}"; do
     case "$m" in
-        ceiling | mm2) ;;
+        ceiling | mm2 | mm2+tuned) ;;
         none* | at-least-once* | exactly-once*)
             rest="${m#*+}"; [ "$rest" != "$m" ] || rest=""
             for f in ${rest//+/ }; do
@@ -137,7 +165,8 @@ TARGET_DIR="${CARGO_TARGET_DIR:-$REPO/target}"
 KR="$TARGET_DIR/release/kreplicate"
 LOAD="$TARGET_DIR/release/examples/load"
 RAW="$TARGET_DIR/release/examples/raw_copy"
-for b in "$KR" "$LOAD" "$RAW"; do [ -x "$b" ] || die "missing $b (build first)"; done
+SAMPLE="$TARGET_DIR/release/examples/sample"
+for b in "$KR" "$LOAD" "$RAW" "$SAMPLE"; do [ -x "$b" ] || die "missing $b (build first)"; done
 [[ " $MODES " != *+before* ]] || [ -x "$KR_BEFORE" ] || die "the +before modes need KR_BEFORE, a kreplicate binary" 2
 
 # --- brokers ---------------------------------------------------------------------------------
@@ -224,29 +253,27 @@ print("ok" if not bad else "target differs from source: " + ", ".join(bad[:4]))
 EOF
 }
 
-# mm2_run ID ALIAS_NO: MirrorMaker 2 copies $TOPIC from A to B; sets MM2_SECS MM2_RSS_KB MM2_CPU
-# MM2_RC. The clock and the CPU stop when B's end offsets hold every record.
-mm2_run() {
-    local id="$1" n="$2" dir="$WORK/$1.mm2" t0 t1 rc=0
+# mm2_config ID MODE: writes MirrorMaker 2's properties for MODE (mm2: as shipped; mm2+tuned) and
+# its log4j file into $WORK/ID.mm2, and sets MM2_CMD. The aliases are fixed (A, B): `B.producer.*`
+# reaches the worker's producer and `A.consumer.*` the task's consumer; each run starts from
+# nothing because mm2_clean deletes MM2's internal topics after it.
+mm2_config() {
+    local id="$1" mode="$2" dir="$WORK/$1.mm2"
     mkdir -p "$dir"
-    # Fresh cluster aliases per run: MM2 names its internal topics (offsets, configs, status,
-    # offset syncs) after them, so no run resumes from another's stored positions.
-    local s="a$n" t="b$n"
     {
-        echo "clusters = $s, $t"
-        echo "$s.bootstrap.servers = $SRC"
-        echo "$t.bootstrap.servers = $DST"
-        echo "$s->$t.enabled = true"
-        echo "$t->$s.enabled = false"
-        echo "$s->$t.topics = ${TOPIC//./\\.}"
+        echo "clusters = A, B"
+        echo "A.bootstrap.servers = $SRC"
+        echo "B.bootstrap.servers = $DST"
+        echo "A->B.enabled = true"
+        echo "B->A.enabled = false"
+        echo "A->B.topics = ${TOPIC//./\\.}"
+        # kreplicate keeps topic names too.
         echo "replication.policy.class = org.apache.kafka.connect.mirror.IdentityReplicationPolicy"
         echo "tasks.max = $P"
-        echo "emit.heartbeats.enabled = false"
-        echo "sync.topic.acls.enabled = false"
         # Its own start-up advice: the default (hybrid_warn) scans the classpath by reflection,
         # about 20 s here, before it copies anything.
         echo "plugin.discovery = service_load"
-        echo "$t.plugin.discovery = service_load" # the worker's own scan reads the target's settings
+        echo "B.plugin.discovery = service_load" # the worker's own scan reads the target's settings
         # One-node clusters: every internal topic with one replica.
         echo "replication.factor = 1"
         echo "checkpoints.topic.replication.factor = 1"
@@ -255,11 +282,26 @@ mm2_run() {
         echo "offset.storage.replication.factor = 1"
         echo "status.storage.replication.factor = 1"
         echo "config.storage.replication.factor = 1"
-        echo "offset.storage.partitions = 1"
-        echo "status.storage.partitions = 1"
-        echo "$t.scheduled.rebalance.max.delay.ms = 0"
+        # One worker that starts and stops: no delay for a departed one's tasks.
+        echo "B.scheduled.rebalance.max.delay.ms = 0"
+        if [ "$mode" = mm2+tuned ]; then
+            echo "B.producer.batch.size = 1048576"
+            echo "B.producer.linger.ms = 5"
+            echo "B.producer.max.in.flight.requests.per.connection = 5"
+            echo "B.producer.enable.idempotence = true"
+            echo "B.producer.acks = all"
+            echo "B.producer.buffer.memory = 67108864"
+            echo "B.producer.compression.type = zstd"
+            echo "A.consumer.max.poll.records = 10000"
+            echo "A.consumer.max.partition.fetch.bytes = 4194304"
+            echo "A.consumer.fetch.max.bytes = 52428800"
+            echo "emit.checkpoints.enabled = false"
+            echo "emit.heartbeats.enabled = false"
+            echo "sync.topic.acls.enabled = false"
+        fi
         printf '%s\n' "$MM2_PROPS"
     } >"$dir/mm2.properties"
+    cp "$dir/mm2.properties" "$WORK/mm2-properties.$mode"
     cat >"$dir/log4j2.properties" <<EOF
 status = error
 appender.file.type = File
@@ -270,11 +312,57 @@ appender.file.layout.pattern = [%d] %p %m (%c)%n
 rootLogger.level = INFO
 rootLogger.appenderRef.file.ref = FILE
 EOF
+    # shellcheck disable=SC2206
+    MM2_CMD=(java $MM2_HEAP -XX:+UseG1GC -Djava.awt.headless=true -Dlog4j2.configurationFile="$dir/log4j2.properties"
+             -cp "$(bash "$REPO/scripts/kafka.sh" libs --mirror)/*" org.apache.kafka.connect.mirror.MirrorMaker "$dir/mm2.properties")
+}
+
+# mm2_effective ID MODE: the settings MM2 logged for the copy's producer and consumer (proof that
+# the properties reached them), into $WORK/mm2-effective.MODE.
+mm2_effective() {
+    python3 - "$WORK/$1.mm2/mm2.log" >"$WORK/mm2-effective.$2" <<'EOF' || true
+import re, sys
+text = open(sys.argv[1], errors="replace").read()
+keys = {"ProducerConfig": ["acks", "batch.size", "linger.ms", "max.in.flight.requests.per.connection",
+                           "enable.idempotence", "compression.type", "buffer.memory"],
+        "ConsumerConfig": ["max.poll.records", "max.partition.fetch.bytes", "fetch.max.bytes", "fetch.min.bytes"]}
+for kind, want in keys.items():
+    for block in re.findall(kind + r" values: *\n((?:\t.*\n)+)", text):
+        vals = dict(re.findall(r"\t(\S+) = (.*)", block))
+        cid = vals.get("client.id", "")
+        # The copy's own clients: the source task's producer and its replication consumer.
+        if "connector-producer-MirrorSourceConnector" in cid or "replication-consumer" in cid:
+            print(kind + " " + cid + ": " + ", ".join(f"{k}={vals.get(k, '?')}" for k in want))
+            break
+EOF
+}
+
+# mm2_clean: deletes MirrorMaker 2's internal topics on both clusters (offsets, configs, status,
+# checkpoints, heartbeats, offset syncs), so the next MM2 run resumes nothing.
+mm2_clean() {
+    local c t topics deadline
+    for c in "$SRC" "$DST"; do
+        topics="$("$LOAD" topics --bootstrap "$c" 2>/dev/null | cut -f1 | grep -E '^mm2-|\.internal$|^heartbeats$' || true)"
+        [ -n "$topics" ] || continue
+        # shellcheck disable=SC2086
+        "$LOAD" delete --bootstrap "$c" $topics >/dev/null 2>&1 || true
+        for t in $topics; do
+            deadline=$((SECONDS + 60))
+            while "$LOAD" topics --bootstrap "$c" 2>/dev/null | cut -f1 | grep -qxF "$t"; do
+                ((SECONDS < deadline)) || die "MM2's topic $t still there after 60 s"
+                sleep 0.5
+            done
+        done
+    done
+}
+
+# mm2_run ID MODE: MirrorMaker 2 copies $TOPIC from A to B; sets MM2_SECS MM2_RSS_KB MM2_CPU
+# MM2_RC. The clock and the CPU stop when B's end offsets hold every record.
+mm2_run() {
+    local id="$1" dir="$WORK/$1.mm2" t0 t1 rc=0
+    mm2_config "$id" "$2"
     t0="$(date +%s%N)"
-    # shellcheck disable=SC2086
-    java $MM2_HEAP -XX:+UseG1GC -Djava.awt.headless=true -Dlog4j2.configurationFile="$dir/log4j2.properties" \
-        -cp "$(bash "$REPO/scripts/kafka.sh" libs --mirror)/*" org.apache.kafka.connect.mirror.MirrorMaker "$dir/mm2.properties" \
-        >"$dir/stdout.log" 2>&1 </dev/null &
+    "${MM2_CMD[@]}" >"$dir/stdout.log" 2>&1 </dev/null &
     MM2_PID=$!
     "$LOAD" wait --bootstrap "$DST" --topic "$TOPIC" --records "$RECORDS_NOW" --timeout "${MM2_TIMEOUT:-900}" \
         >"$WORK/$id.out" 2>"$WORK/$id.err" || rc=1
@@ -292,21 +380,27 @@ EOF
 # run_mode MODE ROUND
 run_mode() {
     local mode="$1" round="$2" id target group rc t0 t1 secs rss user sys status note cmd
-    # MODE is a guarantee with optional suffixes (+shard +bare +classic +before), or ceiling, or mm2.
+    # MODE is a guarantee with optional suffixes (+shard +bare +classic +before), or ceiling, or
+    # mm2, mm2+tuned.
     local guarantee="${mode%%+*}" slug="${mode//+/-}"
+    group=""
     RUN_NO=$((RUN_NO + 1))
     id="s$SIZE.p$P.$slug.r$round"
     target="$TOPIC.$slug.r$round"
     log "size $SIZE B, $P partitions, round $round: $mode"
     local a0 a1 b0 b1
     a0="$(cpu_seconds "$SRC_PID")"; b0="$(cpu_seconds "$DST_PID")"
-    if [ "$mode" = mm2 ]; then
+    if [[ "$mode" == mm2* ]] && [ "$STEADY" != 1 ]; then
         target="$TOPIC"
-        mm2_run "$id" "$RUN_NO"
+        mm2_run "$id" "$mode"
         rc=$MM2_RC secs=$MM2_SECS rss=$MM2_RSS_KB
         user="$MM2_CPU" sys=0
     else
-        if [ "$mode" = ceiling ]; then
+        if [[ "$mode" == mm2* ]]; then
+            target="$TOPIC"
+            mm2_config "$id" "$mode"
+            cmd=("${MM2_CMD[@]}")
+        elif [ "$mode" = ceiling ]; then
             # kreplicate's default codec (src/kafka/, issue 35): the raw copy's librdkafka
             # would otherwise compress nothing.
             cmd=("$RAW" --from "$SRC" --to "$DST" --topic "$TOPIC" --target "$target" -P compression.type=zstd)
@@ -328,13 +422,33 @@ run_mode() {
         fi
         t0="$(date +%s%N)"
         set +e
-        /usr/bin/time -f '%M %U %S' -o "$WORK/$id.time" "${cmd[@]}" >"$WORK/$id.out" 2>"$WORK/$id.err"
-        rc=$?
+        if [ "$STEADY" = 1 ]; then
+            # One sampler for every tool: it starts the copier (MM2: and stops it once B holds
+            # every record) and watches B's end offsets and the CPU of the copier and brokers.
+            local sargs=(--bootstrap "$DST" --topic "$target" --records "$RECORDS_NOW"
+                         --bytes-per-record $((SIZE + KEY_SIZE)) --pid "$SRC_PID,$DST_PID"
+                         --samples "$WORK/$id.samples.jsonl" --out "$WORK/$id.out" --err "$WORK/$id.err")
+            [[ "$mode" != mm2* ]] || sargs+=(--stop)
+            [ -z "$group" ] || sargs+=(--source "$SRC" --group "$group" --source-topic "$TOPIC")
+            "$SAMPLE" "${sargs[@]}" -- "${cmd[@]}" >"$WORK/$id.steady.json" 2>"$WORK/$id.sample.err"
+            rc=$?
+            [ "$rc" = 0 ] || tail -n 3 "$WORK/$id.sample.err" >>"$WORK/$id.err"
+            read -r rss user < <(python3 -c 'import json,sys
+try:
+    j = json.load(open(sys.argv[1])); print(j["peak_rss_kib"], j["copier_cpu_s"])
+except Exception:
+    print(0, 0)' "$WORK/$id.steady.json") || true
+            sys=0
+        else
+            /usr/bin/time -f '%M %U %S' -o "$WORK/$id.time" "${cmd[@]}" >"$WORK/$id.out" 2>"$WORK/$id.err"
+            rc=$?
+            read -r rss user sys < <(tail -n 1 "$WORK/$id.time") || true
+        fi
         set -e
         t1="$(date +%s%N)"
         secs="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')"
-        read -r rss user sys < <(tail -n 1 "$WORK/$id.time") || true
     fi
+    [[ "$mode" != mm2* ]] || mm2_effective "$id" "$mode"
     a1="$(cpu_seconds "$SRC_PID")"; b1="$(cpu_seconds "$DST_PID")"
     local brokers_cpu
     brokers_cpu="$(awk -v a0="$a0" -v a1="$a1" -v b0="$b0" -v b1="$b1" 'BEGIN { printf "%.2f\t%.2f", a1 - a0, b1 - b0 }')"
@@ -347,13 +461,18 @@ run_mode() {
         # Every kreplicate copy adds one header per record (kreplicate.origin): compare
         # without it.
         local vargs=()
-        [ "$mode" = ceiling ] || [ "$mode" = mm2 ] || vargs=(--ignore-header kreplicate.origin)
+        [ "$mode" = ceiling ] || [[ "$mode" == mm2* ]] || vargs=(--ignore-header kreplicate.origin)
         note="$(verify_copy "$target" "$id" "${vargs[@]}")"
         if [ "$note" = ok ]; then status=ok; note=""; else status=FAILED; fi
     fi
     # Keep B small: the copy is checked; MM2's next run needs the name free again.
     "$LOAD" delete --bootstrap "$DST" "$target" >/dev/null 2>&1 || true
-    [ "$mode" != mm2 ] || wait_gone "$target"
+    if [[ "$mode" == mm2* ]]; then
+        wait_gone "$target"
+        mm2_clean
+    fi
+    # The source holds no foreign groups for MM2's checkpoints to serve (issue 32).
+    [ -z "$group" ] || "$LOAD" delete-groups --bootstrap "$SRC" "$group" >/dev/null 2>&1 || true
     # The copier's own figure (its --json summary): its whole run, checks included (issue 35).
     local inner=""
     inner="$(python3 -c 'import json,sys
@@ -363,13 +482,14 @@ except Exception:
     print("")' "$WORK/$id.out")"
     log "  $status: ${secs}s wall${inner:+ (${inner}s by its --json)}, peak RSS $((rss / 1024)) MiB, CPU user ${user}s sys ${sys}s, brokers A+B CPU $(tr '\t' '+' <<<"$brokers_cpu")s${note:+; $note}"
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$SIZE" "$P" "$RECORDS_NOW" "$mode" "$round" "$secs" "$rss" "$user" "$sys" "$status" "$note" "$inner" "$brokers_cpu" >>"$ROWS"
+    [ "$STEADY" != 1 ] || printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$SIZE" "$P" "$RECORDS_NOW" "$mode" "$round" "$status" "$note" "$WORK/$id.steady.json" >>"$WORK/steady.tsv"
 }
 
 # --- per size and partition count: load, then the modes in alternating rounds ------------------
 for SIZE in "${SIZE_LIST[@]}"; do
     if [ -n "$RECORDS" ]; then RECORDS_NOW="$RECORDS"; else
         RECORDS_NOW=$((MB_PER_RUN * 1000000 / (SIZE + KEY_SIZE)))
-        ((RECORDS_NOW <= 2000000)) || RECORDS_NOW=2000000
+        ((RECORDS_NOW <= MAX_RECORDS)) || RECORDS_NOW=$MAX_RECORDS
     fi
     for P in "${PART_LIST[@]}"; do
         TOPIC="bench.s$SIZE.p$P"
@@ -385,7 +505,10 @@ got = json.load(open(sys.argv[1]))["records"]
 if got != int(sys.argv[2]):
     sys.exit(f"source holds {got} records, expected {sys.argv[2]}")
 EOF
-        for ((round = 1; round <= ROUNDS; round++)); do
+        # --steady: round 0 warms up (the JIT of brokers and MM2, the page cache) and is left out.
+        first_round=1
+        [ "$STEADY" != 1 ] || first_round=0
+        for ((round = first_round; round <= ROUNDS; round++)); do
             # Alternate the order (A B C, C B A, ...) so a slow drift of the machine cancels out.
             if ((round % 2)); then order=("${MODE_LIST[@]}"); else
                 order=(); for ((i = ${#MODE_LIST[@]} - 1; i >= 0; i--)); do order+=("${MODE_LIST[$i]}"); done
@@ -405,11 +528,19 @@ set +e
 BENCH_MODES="$MODES" BENCH_KEY_SIZE="$KEY_SIZE" BENCH_HEADERS="$HEADERS" BENCH_ROUNDS="$ROUNDS" \
 BENCH_LIBRDKAFKA="$LIBRDKAFKA" BENCH_KAFKA="$KAFKA_VERSION" BENCH_JAVA="$JAVA_VERSION" \
 BENCH_MM2_HEAP="$MM2_HEAP" BENCH_MM2_PROPS="$MM2_PROPS" BENCH_CEILING_ARGS="$CEILING_ARGS" \
-BENCH_KR_EXTRA="$KR_EXTRA" BENCH_EOS_EXTRA="$EOS_EXTRA" \
-    python3 "$REPO/bench/report.py" "$ROWS" "$OUT"
+BENCH_KR_EXTRA="$KR_EXTRA" BENCH_EOS_EXTRA="$EOS_EXTRA" BENCH_MM2_DIR="$WORK" \
+    python3 "$REPO/bench/report.py" "$ROWS" "${OUT%.json}.runs.json"
 STATUS=$?
-if [ "$STATUS" = 0 ] || [ -f "$OUT" ]; then
-    python3 "$REPO/bench/chart.py" "$OUT" "${OUT%.json}.svg" || STATUS=1
+if [ "$STEADY" = 1 ]; then
+    # Steady state: the sampler's windows, per-round ratios (the totals above include start-up).
+    BENCH_KEY_SIZE="$KEY_SIZE" BENCH_ROUNDS="$ROUNDS" BENCH_MODES="$MODES" BENCH_MM2_DIR="$WORK" \
+    BENCH_LIBRDKAFKA="$LIBRDKAFKA" BENCH_KAFKA="$KAFKA_VERSION" BENCH_JAVA="$JAVA_VERSION" \
+        python3 "$REPO/bench/steady_report.py" "$WORK/steady.tsv" "$OUT" || STATUS=1
+else
+    mv "${OUT%.json}.runs.json" "$OUT"
+    if [ "$STATUS" = 0 ] || [ -f "$OUT" ]; then
+        python3 "$REPO/bench/chart.py" "$OUT" "${OUT%.json}.svg" || STATUS=1
+    fi
 fi
 set -e
 exit "$STATUS"

@@ -155,6 +155,13 @@ enum Cmd {
         #[arg(required = true)]
         topics: Vec<String>,
     },
+    /// Delete consumer groups (a group that does not exist is no error)
+    DeleteGroups {
+        #[arg(long)]
+        bootstrap: String,
+        #[arg(required = true)]
+        groups: Vec<String>,
+    },
 }
 
 mod support;
@@ -232,6 +239,7 @@ fn main() -> ExitCode {
         ),
         Cmd::Topics { bootstrap } => list_topics(&bootstrap),
         Cmd::Delete { bootstrap, topics } => delete_topics(&bootstrap, &topics),
+        Cmd::DeleteGroups { bootstrap, groups } => delete_groups(&bootstrap, &groups),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,
@@ -480,6 +488,25 @@ fn delete_topics(bootstrap: &str, topics: &[String]) -> AnyResult<()> {
         match r {
             Ok(t) => eprintln!("deleted {t}"),
             Err((t, code)) => bail!("cannot delete {t}: {code}"),
+        }
+    }
+    Ok(())
+}
+
+fn delete_groups(bootstrap: &str, groups: &[String]) -> AnyResult<()> {
+    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .create()?;
+    let names: Vec<&str> = groups.iter().map(String::as_str).collect();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()?;
+    let opts = AdminOptions::new().operation_timeout(Some(Duration::from_secs(30)));
+    for r in rt.block_on(admin.delete_groups(&names, &opts))? {
+        match r {
+            Ok(g) => eprintln!("deleted group {g}"),
+            Err((g, RDKafkaErrorCode::GroupIdNotFound)) => eprintln!("no group {g}"),
+            Err((g, code)) => bail!("cannot delete group {g}: {code}"),
         }
     }
     Ok(())

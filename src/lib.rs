@@ -25,9 +25,10 @@
 //!    `cli` flags and the YAML into `options` by one rule (`config::setting`: flag, flow, file
 //!    defaults, then `options::defaults`, the one table of built-in defaults `--help` shows);
 //!    `cli` imports only `options`; `copy_flags` reads `cli` to name misplaced copy flags.
-//! 5. `error`, `lines`, `offsets`, `origin`, `shard`, `stop`, `suggest`, `table`, `throttle`,
-//!    `tick`, `mock`, `trail` — leaves import nothing of the crate but other leaves; `lines`
-//!    prints a line on stderr above the progress bar.
+//! 5. `error`, `lines`, `offsets`, `origin`, `partmap`, `shard`, `stop`, `suggest`, `table`,
+//!    `throttle`, `tick`, `mock`, `trail` — leaves import nothing of the crate but other
+//!    leaves; `lines` prints a line on stderr above the progress bar; `partmap` holds a value
+//!    per target partition for the per-record lookups.
 //!
 //! Unit tests sit at the end of their module in `#[cfg(test)] mod tests { … }`; where they
 //! would take a file past 450 lines, the module is a folder and they are its `tests.rs`.
@@ -48,6 +49,7 @@ pub mod mock;
 mod offsets;
 mod options;
 mod origin;
+mod partmap;
 mod plan;
 mod preflight;
 mod progress;

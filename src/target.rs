@@ -268,11 +268,13 @@ pub(crate) fn count_retries(stats: &rdkafka::statistics::Statistics, counters: &
         .store(retries, std::sync::atomic::Ordering::Relaxed);
 }
 
-/// The headers of the copy of `msg`: its own, then (unless `--no-origin-header`) its origin,
-/// written through `buf`, a buffer reused for every record. A record without headers and
-/// without a stamp costs nothing.
+/// The headers of the copy of `msg` (of source topic `topic`: each `msg.topic()` reads and
+/// checks the name again): its own, then (unless `--no-origin-header`) its origin, written
+/// through `buf`, a buffer reused for every record. A record without headers and without a
+/// stamp costs nothing.
 pub(crate) fn headers_for(
     msg: &BorrowedMessage<'_>,
+    topic: &str,
     stamp: Option<&Stamp>,
     buf: &mut String,
 ) -> Option<OwnedHeaders> {
@@ -280,7 +282,7 @@ pub(crate) fn headers_for(
     let Some(stamp) = stamp else {
         return own.map(|h| h.detach());
     };
-    stamp.write(buf, msg.topic(), msg.partition(), msg.offset());
+    stamp.write(buf, topic, msg.partition(), msg.offset());
     // Sized for the origin too: detach() and then insert() would grow the list again.
     let mut headers = OwnedHeaders::new_with_capacity(own.map_or(0, |h| h.count()) + 1);
     for h in own.iter().flat_map(|h| h.iter()) {

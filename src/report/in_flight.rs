@@ -2,8 +2,10 @@
 //! waited (pure). The one send path and the delivery reports of both engines feed it; the
 //! display warns from it and the metrics export it.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
+
+use crate::partmap::PartitionMap;
 
 /// Per target partition, sends in order as runs of (time stamp, count): the target
 /// acknowledges a partition's records in the order they were sent.
@@ -12,7 +14,7 @@ pub struct InFlight {
     /// The time stamp sends get: the last tick's, which saves a clock read per record (a send
     /// happens after it, so an age is at most one tick too long).
     now: Instant,
-    parts: HashMap<String, BTreeMap<i32, VecDeque<(Instant, u32)>>>,
+    parts: PartitionMap<VecDeque<(Instant, u32)>>,
     count: u64,
     /// Since when the oldest record waited when the stall was warned about.
     warned: Option<Instant>,
@@ -31,7 +33,7 @@ impl InFlight {
     pub fn new(now: Instant) -> Self {
         InFlight {
             now,
-            parts: HashMap::new(),
+            parts: PartitionMap::default(),
             count: 0,
             warned: None,
         }
@@ -41,13 +43,15 @@ impl InFlight {
         self.now = now;
     }
 
+    /// A record handed to the producer for `topic[partition]` (every copy names its
+    /// partition; a record without one is not counted, as its report could not be matched).
     pub fn sent(&mut self, topic: &str, partition: i32) {
-        // Allocates once per target topic, not per record.
-        let parts = match self.parts.get_mut(topic) {
-            Some(parts) => parts,
-            None => self.parts.entry(topic.to_string()).or_default(),
+        let Some(queue) = self
+            .parts
+            .get_or_insert_with(topic, partition, VecDeque::new)
+        else {
+            return;
         };
-        let queue = parts.entry(partition).or_default();
         match queue.back_mut() {
             Some((at, n)) if *at == self.now && *n < u32::MAX => *n += 1,
             _ => queue.push_back((self.now, 1)),
@@ -57,11 +61,7 @@ impl InFlight {
 
     /// A delivery report (acknowledged or failed) for a record of `topic[partition]`.
     pub fn reported(&mut self, topic: &str, partition: i32) {
-        let Some(queue) = self
-            .parts
-            .get_mut(topic)
-            .and_then(|p| p.get_mut(&partition))
-        else {
+        let Some(queue) = self.parts.get_mut(topic, partition) else {
             return;
         };
         let Some((_, n)) = queue.front_mut() else {
@@ -83,7 +83,6 @@ impl InFlight {
     pub fn oldest(&self, now: Instant) -> Option<Duration> {
         self.parts
             .values()
-            .flat_map(BTreeMap::values)
             .filter_map(|q| q.front().map(|(at, _)| *at))
             .min()
             .map(|at| now.saturating_duration_since(at))
@@ -142,6 +141,10 @@ mod tests {
         f.reported("c", 0);
         f.reported("x", 9);
         assert_eq!(f.count(), 0);
+        // Nor does a record without a partition count: no report could be matched with it.
+        f.sent("b", -1);
+        f.reported("b", -1);
+        assert_eq!((f.count(), f.oldest(t0 + 3 * S)), (0, None));
     }
 
     #[test]

@@ -53,7 +53,7 @@ impl ProducerContext for Deliveries {
         };
         let partition = msg.partition();
         let mut st = self.shared.lock();
-        let Some(part) = st.parts.get_mut(topic).and_then(|p| p.get_mut(&partition)) else {
+        let Some(part) = st.parts.get_mut(topic, partition) else {
             // Revoked although this record was in flight (the flush failed, so the run is
             // ending): the last commit never covered it.
             return;

@@ -59,6 +59,8 @@ pub(super) struct Acked {
     /// its value is written through for each record.
     stamp: Option<Stamp>,
     origin: RefCell<String>,
+    /// The source and target topic of the last record copied.
+    last_route: RefCell<Option<(Box<str>, Arc<str>)>>,
     /// Partitions already warned about a record copied without its origin header.
     unstamped: RefCell<BTreeSet<(String, i32)>>,
     /// The loop's own clocks: the last commit, records since the last index entries, the
@@ -135,6 +137,7 @@ impl Acked {
             consumer,
             stamp,
             origin: RefCell::new(String::new()),
+            last_route: RefCell::new(None),
             unstamped: RefCell::new(BTreeSet::new()),
             last_commit: Instant::now(),
             since_index: 0,
@@ -176,24 +179,22 @@ impl Acked {
         let st = self.shared.lock();
         let mut positions: BTreeMap<(String, i32), PartitionEnd> = st.released.clone();
         let source_of = self.shared.source_of();
-        for (target, parts) in &st.parts {
+        for (target, p, part) in st.parts.iter() {
             let source = source_of
                 .get(target)
                 .map(|s| s.to_string())
                 .unwrap_or_default();
-            for (&p, part) in parts {
-                let start = st.ends.start(&source, p);
-                // A partition with nothing new to commit still holds the group's position
-                // read at assignment (not under `none`: auto-commit may have moved it since).
-                let committed = part.committed(start);
-                let end_offset = source::cached_watermarks(&self.consumer, &source, p).map(|w| w.1);
-                let end = positions.entry((source.clone(), p)).or_default();
-                end.copied.merge(&part.copied);
-                end.committed = committed.or(end.committed);
-                end.position = part.tracker.verified().map(NextOffset::get).or(start);
-                end.end_offset = end_offset;
-                end.released = false;
-            }
+            let start = st.ends.start(&source, p);
+            // A partition with nothing new to commit still holds the group's position
+            // read at assignment (not under `none`: auto-commit may have moved it since).
+            let committed = part.committed(start);
+            let end_offset = source::cached_watermarks(&self.consumer, &source, p).map(|w| w.1);
+            let end = positions.entry((source, p)).or_default();
+            end.copied.merge(&part.copied);
+            end.committed = committed.or(end.committed);
+            end.position = part.tracker.verified().map(NextOffset::get).or(start);
+            end.end_offset = end_offset;
+            end.released = false;
         }
         drop(st);
         drop(source_of);
@@ -305,10 +306,25 @@ impl Acked {
         self.shared.lock().failure.fail(msg);
     }
 
+    /// The target topic of source topic `source`: the last record's route first (a copy reads
+    /// one topic after another), else the table's. Routes are only ever added, so a kept one
+    /// stays right. A clone of the name, so that no lock is held while sending serves reports.
+    fn target_of(&self, source: &str) -> Option<Arc<str>> {
+        let mut last = self.last_route.borrow_mut();
+        if let Some((s, t)) = &*last {
+            if **s == *source {
+                return Some(t.clone());
+            }
+        }
+        let target = self.shared.target_of().get(source).cloned()?;
+        *last = Some((source.into(), target.clone()));
+        Some(target)
+    }
+
     /// Registers one source record with its tracker and hands it to the producer.
     fn forward(&self, msg: &BorrowedMessage<'_>, stop: &AtomicBool) {
-        // A clone of the name, so that no lock is held while sending serves reports.
-        let Some(target) = self.shared.target_of().get(msg.topic()).cloned() else {
+        let source = msg.topic();
+        let Some(target) = self.target_of(source) else {
             return;
         };
         let target = &*target;
@@ -316,14 +332,13 @@ impl Acked {
         let skip = target::copied_back(msg, self.stamp.as_ref());
         {
             let mut st = self.shared.lock();
-            let Some(part) = st.parts.get_mut(target).and_then(|p| p.get_mut(&partition)) else {
+            let Some(part) = st.parts.get_mut(target, partition) else {
                 // Fetched before a revoke took the partition away: not ours to copy.
                 return;
             };
             if part.tracker.sent(offset).is_err() {
                 st.failure.fail(format!(
-                    "internal error: {}[{partition}] offset {offset} read twice",
-                    msg.topic()
+                    "internal error: {source}[{partition}] offset {offset} read twice"
                 ));
                 return;
             }
@@ -334,20 +349,20 @@ impl Acked {
                 return;
             }
         }
-        let headers = target::headers_for(msg, self.stamp.as_ref(), &mut self.origin.borrow_mut());
+        let stamp = self.stamp.as_ref();
+        let headers = target::headers_for(msg, source, stamp, &mut self.origin.borrow_mut());
         let give_up = || stop.load(Ordering::Relaxed) || self.shared.lock().failure.is_set();
         let sent = target::send_copy(&self.producer, (msg, target, headers), offset, give_up);
         if sent.as_ref().is_ok_and(|unstamped| *unstamped) {
-            self.unstamped(msg.topic(), partition, offset);
+            self.unstamped(source, partition, offset);
         }
         if let Err(NotSent::Refused(e)) = sent {
             let mut st = self.shared.lock();
-            if let Some(part) = st.parts.get_mut(target).and_then(|p| p.get_mut(&partition)) {
+            if let Some(part) = st.parts.get_mut(target, partition) {
                 let _ = part.tracker.failed(offset, e.to_string());
             }
             st.failure.fail(format!(
-                "cannot produce {}[{partition}] offset {offset} to {target}: {e}",
-                msg.topic()
+                "cannot produce {source}[{partition}] offset {offset} to {target}: {e}"
             ));
         }
     }

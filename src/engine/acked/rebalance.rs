@@ -219,13 +219,11 @@ impl Rebalancer {
             // As the summary counts them (see `Acked::positions`): `none` leaves commits to
             // auto-commit.
             let held = matches!(start, Offset::Offset(_)) && self.guarantee != Guarantee::None;
-            st.parts.entry(target.to_string()).or_default().insert(
-                partition,
-                Part {
-                    held,
-                    ..Part::default()
-                },
-            );
+            let part = Part {
+                held,
+                ..Part::default()
+            };
+            st.parts.insert(&target, partition, part);
             st.ends.insert(topic, partition, start);
         }
         assignment
@@ -292,11 +290,7 @@ impl Rebalancer {
             let Some(target) = self.shared.target_of().get(&source).cloned() else {
                 continue;
             };
-            if let Some(part) = st
-                .parts
-                .get_mut(&*target)
-                .and_then(|p| p.remove(&partition))
-            {
+            if let Some(part) = st.parts.remove(&target, partition) {
                 let committed = part.tracker.committed().filter(|_| !lost);
                 if committed.is_some() || part.copied.records > 0 {
                     let end = st.released.entry((source, partition)).or_default();

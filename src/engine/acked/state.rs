@@ -11,6 +11,7 @@ use rdkafka::{Offset, TopicPartitionList};
 use crate::engine::shared::index;
 use crate::error::Failure;
 use crate::offsets::{NextOffset, PartitionTracker};
+use crate::partmap::PartitionMap;
 use crate::report::{Copied, Counters, PartitionEnd};
 use crate::shard::Fnv;
 use crate::source::Ends;
@@ -44,7 +45,7 @@ impl Part {
 #[derive(Debug, Default)]
 pub(super) struct State {
     /// Keyed by target topic (the delivery report names it), then partition.
-    pub(super) parts: TopicMap<BTreeMap<i32, Part>>,
+    pub(super) parts: PartitionMap<Part>,
     pub(super) ends: Ends,
     /// Partitions this process no longer owns (committed position, records copied), for the
     /// summary.
@@ -66,7 +67,7 @@ impl State {
     /// committed position, this run's or an earlier one's.
     pub(super) fn publish(&self, counters: &Counters) {
         let (mut assigned, mut committed) = (0, 0);
-        for part in self.parts.values().flat_map(BTreeMap::values) {
+        for part in self.parts.values() {
             assigned += 1;
             committed += u64::from(part.held || part.tracker.committed().is_some());
         }
@@ -127,32 +128,30 @@ pub(super) fn index_entries(shared: &Shared, cluster: &str) -> Vec<(String, Stri
     let st = &mut *guard;
     let source_of = shared.source_of();
     let mut out = Vec::new();
-    for (target, parts) in st.parts.iter_mut() {
+    for (target, partition, part) in st.parts.iter_mut() {
         let Some(source) = source_of.get(target) else {
             continue;
         };
-        for (&partition, part) in parts.iter_mut() {
-            // A position the group held at assignment is told too: a run killed between its
-            // commit and its entry left the index behind it, and a rerun with nothing to copy
-            // there would otherwise never tell it (`groups` then said "ahead of the copy").
-            let entry = Entry {
-                trail: part.trail,
-                committed: part
-                    .committed(st.ends.start(source, partition))
-                    .unwrap_or(-1),
-            };
-            if !index::moved(&entry, part.indexed.as_ref()) {
-                continue;
-            }
-            let subject = Subject {
-                cluster,
-                topic: source,
-                partition,
-                target,
-            };
-            out.push(index::key_value(&subject, &entry));
-            part.indexed = Some(entry);
+        // A position the group held at assignment is told too: a run killed between its
+        // commit and its entry left the index behind it, and a rerun with nothing to copy
+        // there would otherwise never tell it (`groups` then said "ahead of the copy").
+        let entry = Entry {
+            trail: part.trail,
+            committed: part
+                .committed(st.ends.start(source, partition))
+                .unwrap_or(-1),
+        };
+        if !index::moved(&entry, part.indexed.as_ref()) {
+            continue;
         }
+        let subject = Subject {
+            cluster,
+            topic: source,
+            partition,
+            target,
+        };
+        out.push(index::key_value(&subject, &entry));
+        part.indexed = Some(entry);
     }
     out
 }
@@ -161,23 +160,21 @@ pub(super) fn index_entries(shared: &Shared, cluster: &str) -> Vec<(String, Stri
 /// when given) that moved past its last commit; with `all`, every verified prefix, since the
 /// final synchronous commit must also store what an asynchronous one may have lost.
 pub(super) fn positions_to_commit<'a>(
-    parts: &'a TopicMap<BTreeMap<i32, Part>>,
+    parts: &'a PartitionMap<Part>,
     source_of: &'a TopicMap<Arc<str>>,
     only: Option<&[(String, i32)]>,
     all: bool,
 ) -> Vec<(&'a str, i32, NextOffset)> {
     let mut out = Vec::new();
-    for (target, trackers) in parts {
+    for (target, partition, Part { tracker: t, .. }) in parts.iter() {
         let Some(source) = source_of.get(target) else {
             continue;
         };
-        for (&partition, Part { tracker: t, .. }) in trackers {
-            if only.is_some_and(|o| !o.iter().any(|(s, p)| **s == **source && *p == partition)) {
-                continue;
-            }
-            if let Some(pos) = if all { t.verified() } else { t.to_commit() } {
-                out.push((&**source, partition, pos));
-            }
+        if only.is_some_and(|o| !o.iter().any(|(s, p)| **s == **source && *p == partition)) {
+            continue;
+        }
+        if let Some(pos) = if all { t.verified() } else { t.to_commit() } {
+            out.push((&**source, partition, pos));
         }
     }
     out
@@ -205,11 +202,7 @@ pub(super) fn mark_committed(shared: &Shared, tpl: &TopicPartitionList) {
         let (Some(target), Offset::Offset(n)) = (target_of.get(e.topic()), e.offset()) else {
             continue;
         };
-        if let Some(t) = st
-            .parts
-            .get_mut(&**target)
-            .and_then(|p| p.get_mut(&e.partition()))
-        {
+        if let Some(t) = st.parts.get_mut(target, e.partition()) {
             t.tracker.mark_committed(NextOffset::at(n));
         }
     }
@@ -223,8 +216,8 @@ mod tests {
 
     /// TargetProducer topic `b.t` copies source topic `t`; `acks[p]` are the acknowledged offsets of
     /// partition p out of 0..10 sent.
-    fn table(acks: &[&[i64]]) -> (TopicMap<BTreeMap<i32, Part>>, TopicMap<Arc<str>>) {
-        let mut parts: TopicMap<BTreeMap<i32, Part>> = TopicMap::default();
+    fn table(acks: &[&[i64]]) -> (PartitionMap<Part>, TopicMap<Arc<str>>) {
+        let mut parts: PartitionMap<Part> = PartitionMap::default();
         for (p, acked) in acks.iter().enumerate() {
             let mut t = PartitionTracker::default();
             for off in 0..10 {
@@ -237,10 +230,7 @@ mod tests {
                 tracker: t,
                 ..Part::default()
             };
-            parts
-                .entry("b.t".into())
-                .or_default()
-                .insert(p as i32, part);
+            parts.insert("b.t", p as i32, part);
         }
         let mut source_of = TopicMap::default();
         source_of.insert("b.t".to_string(), "t".into());
@@ -266,7 +256,7 @@ mod tests {
     #[test]
     fn committed_positions_are_repeated_only_for_the_final_commit() {
         let (mut parts, source_of) = table(&[&[0, 1], &[0]]);
-        for part in parts.get_mut("b.t").unwrap().values_mut() {
+        for part in parts.iter_mut().map(|(_, _, part)| part) {
             let v = part.tracker.verified().unwrap();
             part.tracker.mark_committed(v);
         }
@@ -295,7 +285,7 @@ mod tests {
     #[test]
     fn a_failed_delivery_stops_its_partition_for_good() {
         let (mut parts, source_of) = table(&[&[0, 1]]);
-        let t = &mut parts.get_mut("b.t").unwrap().get_mut(&0).unwrap().tracker;
+        let t = &mut parts.get_mut("b.t", 0).unwrap().tracker;
         t.failed(2, "refused").unwrap();
         for off in 3..10 {
             t.acked(off).unwrap();

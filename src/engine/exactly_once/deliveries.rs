@@ -1,7 +1,6 @@
 //! Records the target refuses: the first failed delivery of a transaction, and which errors
 //! mean the target will refuse that record for good.
 
-use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
@@ -12,6 +11,7 @@ use rdkafka::producer::{DeliveryResult, ProducerContext};
 use rdkafka::statistics::Statistics;
 
 use crate::engine::shared::index::NOT_A_COPY;
+use crate::partmap::PartitionMap;
 use crate::report::Counters;
 use crate::target;
 
@@ -49,7 +49,7 @@ pub(super) fn describe(e: &rdkafka::error::KafkaError, origin: usize) -> String 
 /// rewind, for the positions index.
 pub(super) struct Deliveries {
     first: Mutex<Option<Refusal>>,
-    trails: Mutex<HashMap<String, HashMap<i32, Trail>>>,
+    trails: Mutex<PartitionMap<Trail>>,
     counters: Arc<Counters>,
 }
 
@@ -57,7 +57,7 @@ impl Deliveries {
     pub(super) fn new(counters: Arc<Counters>) -> Self {
         Deliveries {
             first: Mutex::new(None),
-            trails: Mutex::new(HashMap::new()),
+            trails: Mutex::new(PartitionMap::default()),
             counters,
         }
     }
@@ -68,7 +68,7 @@ impl Deliveries {
 
     pub(super) fn trail(&self, target: &str, partition: i32) -> Option<Trail> {
         let trails = self.trails.lock().unwrap_or_else(|e| e.into_inner());
-        trails.get(target)?.get(&partition).copied()
+        trails.get(target, partition).copied()
     }
 
     /// After a rewind the copies start again at new target offsets.
@@ -100,17 +100,15 @@ impl ProducerContext for Deliveries {
         let (e, m) = match result {
             Ok(m) if source_offset != NOT_A_COPY => {
                 let mut trails = self.trails.lock().unwrap_or_else(|e| e.into_inner());
-                // Allocates once per target topic, not per record.
-                let t = match trails.get_mut(topic) {
-                    Some(t) => t,
-                    None => trails.entry(topic.to_string()).or_default(),
+                let (partition, t, source) = (m.partition(), m.offset(), source_offset as i64);
+                let first = || Trail {
+                    t0: t,
+                    t,
+                    m: source,
                 };
-                let trail = t.entry(m.partition()).or_insert(Trail {
-                    t0: m.offset(),
-                    t: m.offset(),
-                    m: source_offset as i64,
-                });
-                *trail = Trail::after(Some(*trail), m.offset(), source_offset as i64);
+                if let Some(trail) = trails.get_or_insert_with(topic, partition, first) {
+                    *trail = Trail::after(Some(*trail), t, source);
+                }
                 return;
             }
             Ok(_) => return,

@@ -379,7 +379,7 @@ fn forward(
             ..Txn::default()
         };
     }
-    let headers = target::headers_for(msg, Some(stamp), &mut scratch.origin);
+    let headers = target::headers_for(msg, &scratch.key.0, Some(stamp), &mut scratch.origin);
     let record = target::copy_record(msg, &owned.target, headers, msg.offset() as usize);
     match target::send(producer, record, || stop.load(Ordering::Relaxed)) {
         Ok(()) => {}
