@@ -3,7 +3,10 @@
 //! `--interval-ms` reads from outside how many records the target topic holds (the sum of its
 //! partitions' end offsets) and the CPU time of the copier's process and of each `--pid` (the
 //! brokers) from /proc. It ends when the target holds `--records` and the copier exited (with
-//! `--stop`: it sends the copier SIGTERM then, for MirrorMaker 2, which never exits).
+//! `--stop`: it sends the copier SIGTERM then, for MirrorMaker 2, which never exits; with
+//! `--stop-file`, once that file exists). The end offsets of a transactional target also count
+//! its commit markers (one per partition and transaction): a fraction of a percent of the
+//! records here, and the window's ends move by as much.
 //!
 //! Prints one JSON object: the start-up (seconds to the first record on the target, to the
 //! first commit of `--group` on the source), and the window between 20 % and 80 % of the
@@ -58,6 +61,10 @@ struct Args {
     /// Send the copier SIGTERM once the target holds every record (it never exits by itself)
     #[arg(long)]
     stop: bool,
+    /// Send the copier SIGTERM once this file exists instead (a reader counted every record:
+    /// a transactional target's end offsets also count its commit markers)
+    #[arg(long)]
+    stop_file: Option<String>,
     /// Give up (and stop the copier) after this many seconds
     #[arg(long, default_value_t = 1800)]
     timeout: u64,
@@ -257,14 +264,18 @@ fn run(args: &Args) -> Result<()> {
             )?;
         }
         let done = records >= args.records;
-        if done && args.stop && !stopped && exit.is_none() {
+        let stop_due = match &args.stop_file {
+            Some(f) => std::path::Path::new(f).exists(),
+            None => args.stop && done,
+        };
+        if stop_due && !stopped && exit.is_none() {
             let _ = Command::new("kill").arg(pid.to_string()).status();
             stopped = true;
         }
-        if done && exit.is_some() {
+        if exit.is_some() && (done || stopped) {
             break;
         }
-        if exit.is_some() && !done && !args.stop {
+        if exit.is_some() && !done {
             // Exited before the target held every record: what it holds is read once more.
             if target_records(&target, &args.topic, &mut parts) < args.records {
                 bail!(
