@@ -101,7 +101,7 @@ pub fn granted(admin: &Admin, topics: &[String], group: &str, timeout: Duration)
     let Ok(group) = CString::new(group) else {
         return out;
     };
-    let answer = describe_group_patiently(admin, &group, timeout);
+    let answer = describe_group_patiently(&request, &group, timeout);
     let said = answer.broker_said();
     if let Some(ops) = answer.ops {
         out.insert(Resource::Group(group.to_string_lossy().into_owned()), ops);
@@ -146,50 +146,28 @@ pub fn granted(admin: &Admin, topics: &[String], group: &str, timeout: Duration)
     out
 }
 
-/// The first look for a group's coordinator gets an attempt of its own this long, each next
-/// one a second longer (within the timeout): see [`describe_group_patiently`]. librdkafka
-/// looks only in an attempt's first half second, so the attempts stay short (doubling them
-/// left 16 s unlooked at a load of 15 while a fresh cluster created 50 offsets partitions);
-/// longer ones let a slow answer through.
-const FIRST_GROUP_ATTEMPT: Duration = Duration::from_secs(2);
-const GROUP_ATTEMPT_STEP: Duration = Duration::from_secs(1);
-
 /// [`describe_group`] asked again, until `timeout`, while the group's coordinator is loading
-/// (a broker just started or moved the group) or could not be found. librdkafka sends
-/// FindCoordinator three times in about 0.4 s (two retries) and then waits for a broker's
-/// state to change before it looks again: on a steady cluster, until the request's timeout.
-/// A fresh cluster creates its `__consumer_offsets` on the first look, which took 1.2 s on a
-/// ZooKeeper-mode 3.9.1, so a first run waited its whole `--timeout` and then checked
-/// nothing (docs/brokers.md). Short attempts, each a new request, look again.
-fn describe_group_patiently(admin: &Admin, group: &CStr, timeout: Duration) -> GroupAnswer {
+/// (a broker just started or moved the group). Not after a request that timed out: a
+/// coordinator request of librdkafka 2.12 that outlives its admin request can abort the
+/// process (librdkafka#4605, #5397), so the coordinator is found first by a consumer
+/// ([`crate::kafka::find_group_coordinator`], see there why).
+fn describe_group_patiently(request: &Request, group: &CStr, timeout: Duration) -> GroupAnswer {
     use sys::rd_kafka_resp_err_t as E;
     let deadline = Instant::now() + timeout;
-    let mut attempt = FIRST_GROUP_ATTEMPT;
     loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let answer = match Request::new(admin.inner().native_ptr(), attempt.min(left)) {
-            Ok(request) => describe_group(&request, group),
-            Err(f) => GroupAnswer {
-                ops: None,
-                code: Some(f.code),
-            },
-        };
-        let again = answer.code.is_some_and(|c| {
+        let answer = describe_group(request, group);
+        let loading = answer.code.is_some_and(|c| {
             matches!(
                 c,
                 E::RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS
                     | E::RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE
                     | E::RD_KAFKA_RESP_ERR_NOT_COORDINATOR
-                    | E::RD_KAFKA_RESP_ERR__TIMED_OUT
             )
         });
-        if !again || Instant::now() >= deadline {
+        if !loading || Instant::now() >= deadline {
             return answer;
         }
-        if answer.code != Some(E::RD_KAFKA_RESP_ERR__TIMED_OUT) {
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        attempt += GROUP_ATTEMPT_STEP;
+        std::thread::sleep(Duration::from_millis(200));
     }
 }
 

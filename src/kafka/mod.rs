@@ -6,12 +6,14 @@
 
 pub(crate) mod admin;
 pub(crate) mod consumer;
+mod coordinator;
 mod defaults;
 mod group_protocol;
 mod logs;
 mod reasons;
 mod release;
 
+pub use coordinator::find_group_coordinator;
 pub use defaults::compression;
 use defaults::{copy_client_id, default_compression, CLIENT_ID};
 pub use group_protocol::{choose_group_protocol, needs_offer};
