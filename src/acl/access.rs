@@ -158,8 +158,7 @@ pub fn missing_for(opts: &RunOptions, topics: &[TopicCheck]) -> Vec<Need> {
     );
     // The group also asks the target whether it says what is allowed.
     let ask = |spec: &ClusterSpec, side: &str, topics: Vec<String>| {
-        let topic = topics.first().unwrap_or(&opts.group);
-        crate::kafka::find_group_coordinator(spec, &opts.group, topic, opts.timeout);
+        crate::kafka::find_group_coordinator(spec, &opts.group, opts.timeout);
         admin::admin(spec, side)
             .map(|a| authorized::granted(&a, &topics, &opts.group, opts.timeout))
             .unwrap_or_default()
