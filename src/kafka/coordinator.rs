@@ -7,8 +7,12 @@ use rdkafka::TopicPartitionList;
 
 use crate::options::ClusterSpec;
 
-/// Waits, at most `timeout`, until `group`'s coordinator on the cluster of `spec` is up for a
-/// consumer, or refuses it. librdkafka's admin requests look for a coordinator three times in
+/// How long a fresh cluster gets to create its `__consumer_offsets` (1.2 s on 3.9.1 in ZooKeeper
+/// mode; a few seconds for three nodes under load).
+const FIND_LIMIT: Duration = Duration::from_secs(10);
+
+/// Waits, at most `timeout` (and [`FIND_LIMIT`]), until `group`'s coordinator on the cluster of
+/// `spec` is up for a consumer, or refuses it. librdkafka's admin requests look for a coordinator three times in
 /// about 0.4 s, then wait for a broker's state to change, which a steady cluster never does:
 /// on a cluster that creates its `__consumer_offsets` on that first look (a fresh one; 1.2 s
 /// on 3.9.1 in ZooKeeper mode) a DescribeConsumerGroups waited its whole timeout and checked
@@ -18,11 +22,14 @@ use crate::options::ClusterSpec;
 /// answers that without a request once the coordinator is up, so nothing is read (nor any
 /// fault injected for the run's own OffsetFetch taken); a refusal (the group may not be
 /// described) comes as an error event and ends the wait, the permission check says the rest.
+///
+/// Bounded by [`FIND_LIMIT`]: a refused FindCoordinator does not always come as an event (a SASL principal without the group's Describe on the target: refused every 0.5 s for
+/// the whole wait), and the permission check then names the grant.
 pub fn find_group_coordinator(spec: &ClusterSpec, group: &str, timeout: Duration) {
     let Ok(consumer) = super::reader_config(spec, group, &[]).create::<BaseConsumer>() else {
         return;
     };
-    let deadline = Instant::now() + timeout;
+    let deadline = Instant::now() + timeout.min(FIND_LIMIT);
     loop {
         let step = deadline
             .saturating_duration_since(Instant::now())
