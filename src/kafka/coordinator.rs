@@ -11,20 +11,19 @@ use crate::options::ClusterSpec;
 /// mode; a few seconds for three nodes under load).
 const FIND_LIMIT: Duration = Duration::from_secs(10);
 
-/// Waits, at most `timeout` (and [`FIND_LIMIT`]), until `group`'s coordinator on the cluster of
-/// `spec` is up for a consumer, or refuses it. librdkafka's admin requests look for a coordinator three times in
-/// about 0.4 s, then wait for a broker's state to change, which a steady cluster never does:
-/// on a cluster that creates its `__consumer_offsets` on that first look (a fresh one; 1.2 s
-/// on 3.9.1 in ZooKeeper mode) a DescribeConsumerGroups waited its whole timeout and checked
-/// nothing. And such a request asked again after it timed out can abort the process
-/// (librdkafka 2.12's coordinator request outlives it: librdkafka#4605, #5397). A consumer's
-/// group looks again every second. Its positions of no partition are asked for: librdkafka
-/// answers that without a request once the coordinator is up, so nothing is read (nor any
-/// fault injected for the run's own OffsetFetch taken); a refusal (the group may not be
-/// described) comes as an error event and ends the wait, the permission check says the rest.
-///
-/// Bounded by [`FIND_LIMIT`]: a refused FindCoordinator does not always come as an event (a SASL principal without the group's Describe on the target: refused every 0.5 s for
-/// the whole wait), and the permission check then names the grant.
+/// Waits, at most `timeout` (and [`FIND_LIMIT`]), until `group`'s coordinator on the cluster
+/// of `spec` is up for a consumer, or refuses it. librdkafka's admin requests look for a
+/// coordinator three times in about 0.4 s, then wait for a broker's state to change, which a
+/// steady cluster never does: on a cluster that creates its `__consumer_offsets` on that first
+/// look (a fresh one; 1.2 s on 3.9.1 in ZooKeeper mode) a DescribeConsumerGroups waited its
+/// whole timeout and checked nothing. And such a request asked again after it timed out can
+/// abort the process (librdkafka 2.12's coordinator request outlives it: librdkafka#4605,
+/// #5397). A consumer's group looks again every second. Its positions of no partition are asked
+/// for: librdkafka answers that without a request once the coordinator is up, so nothing is
+/// read (nor a fault injected for the run's own OffsetFetch taken). A refusal (the group may
+/// not be described) ends the wait when it comes as an error event; it does not always (a SASL
+/// principal without the group's Describe on the target was refused every 0.5 s without one),
+/// hence the limit. The permission check names the grant either way.
 pub fn find_group_coordinator(spec: &ClusterSpec, group: &str, timeout: Duration) {
     let Ok(consumer) = super::reader_config(spec, group, &[]).create::<BaseConsumer>() else {
         return;
