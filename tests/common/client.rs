@@ -215,7 +215,7 @@ fn describe_topic(
 pub fn partition_count(bootstrap: &str, topic: &str) -> i32 {
     let c = consumer(bootstrap, &[]);
     let md = c
-        .fetch_metadata(Some(topic), Duration::from_secs(10))
+        .fetch_metadata(Some(topic), DEFAULT_TIMEOUT)
         .unwrap_or_else(|e| panic!("metadata for {topic} on {bootstrap}: {e}"));
     let t = md
         .topics()
