@@ -3,10 +3,9 @@
 //! The binary is a thin wrapper over [`run_cli`]. The layers, top to bottom: a module imports
 //! modules of its own layer or of layers below it, never one above (`tests/layers.rs` reads
 //! each item's modules, before its dash, and checks every `crate::` path of src/):
-//! 1. `lib`, `demo`, `plan`, `manual` — `lib` parses, dispatches, prints and maps the outcome
-//!    to an [`error::Exit`]; nothing imports this layer, nor `verify` or `groups`. `plan`
-//!    prints what `preflight` decides, and `plan::status` whether a copy runs and its lag;
-//!    `manual` writes the man pages and the guide's blocks.
+//! 1. `lib`, `demo`, `plan`, `manual` — `lib` parses, dispatches, prints, maps the outcome to
+//!    an exit code; nothing imports this layer, nor `verify` or `groups`. `plan` prints what
+//!    `preflight` decides and a copy's status; `manual` writes the man pages.
 //! 2. `engine`, `verify`, `groups` — `engine` picks one of two engines, `acked` (none,
 //!    at-least-once) or `exactly_once` (exactly-once), which never import each other (what
 //!    both do alike sits beneath them in `engine::shared`); `verify` compares the two sides
@@ -22,16 +21,13 @@
 //!    permissions a run needs and `--sync-acls`; `topics` reads and changes clusters' topics
 //!    (metadata, selection, creation, configs, loops), both through `kafka` (client settings,
 //!    consumer requests), which takes the run's vocabulary from `options`; `config` turns
-//!    `cli` flags and the YAML into `options` by one rule (`config::setting`: flag, flow, file
-//!    defaults, then `options::defaults`, the one table of built-in defaults `--help` shows);
-//!    `cli` imports only `options`; `copy_flags` reads `cli` to name misplaced copy flags.
+//!    `cli` flags and the YAML into `options` by one rule (`config::setting`); `cli` imports
+//!    only `options`; `copy_flags` reads `cli` to name misplaced copy flags.
 //! 5. `error`, `lines`, `offsets`, `origin`, `partmap`, `shard`, `stop`, `suggest`, `table`,
 //!    `throttle`, `tick`, `mock`, `trail` — leaves import nothing of the crate but other
-//!    leaves; `lines` prints a line on stderr above the progress bar; `partmap` holds a value
-//!    per target partition for the per-record lookups.
+//!    leaves; `lines` prints a line on stderr above the progress bar.
 //!
-//! Unit tests sit at the end of their module in `#[cfg(test)] mod tests { … }`; where they
-//! would take a file past 450 lines, the module is a folder and they are its `tests.rs`.
+//! Unit tests end their module (`mod tests`); past 450 lines it is a folder with a `tests.rs`.
 
 mod acl;
 mod cli;
