@@ -30,6 +30,7 @@ use self::callbacks::{Deliveries, TargetProducer};
 use self::rebalance::{Protocol, Rebalancer, SourceConsumer};
 use self::state::{Shared, State};
 use self::whole::Whole;
+use super::shared::turns::{poll_in_turn, Turns};
 use super::shared::{self, clock::Clock, clock::Pace, follow::Followed};
 use crate::error::Result;
 use crate::kafka;
@@ -54,7 +55,8 @@ pub(super) struct Acked {
     followed: Followed,
     shared: Arc<Shared>,
     producer: Arc<TargetProducer>,
-    consumer: SourceConsumer,
+    /// Shared with the loop, which holds records read ahead under a rate limit.
+    consumer: Arc<SourceConsumer>,
     /// The origin stamped on every record (none with `--no-origin-header`), and the buffer
     /// its value is written through for each record.
     stamp: Option<Stamp>,
@@ -114,7 +116,7 @@ impl Acked {
                 })
                 .map_err(|e| kafka::creation_error("target", e))?,
         );
-        let consumer: SourceConsumer = clients
+        let consumer: Arc<SourceConsumer> = clients
             .consumer
             .create_with_context(Rebalancer {
                 shared: shared.clone(),
@@ -125,6 +127,7 @@ impl Acked {
                 flush_timeout: shared::flush_timeout(opts),
                 protocol: Protocol::of(clients.protocol),
             })
+            .map(Arc::new)
             .map_err(|e| kafka::creation_error("source", e))?;
         // After the consumer's creation: it looks for its group coordinator meanwhile.
         target::warm_up(&producer, &routes, opts.timeout)?;
@@ -207,8 +210,16 @@ impl Acked {
         let mut pace = Pace::new(&self.opts);
         let mut warner = Warner::default();
         (self.last_commit, self.last_join_note) = (Instant::now(), Instant::now());
+        let consumer = self.consumer.clone();
+        let mut turns = pace.limited().then(Turns::default);
+        if turns.is_some() {
+            self.shared.lock().revoked = Some(Vec::new());
+        }
         while !stop.load(Ordering::Relaxed) && !self.failed() {
-            let polled = self.consumer.poll(POLL);
+            let polled = match turns.as_mut() {
+                None => classify(consumer.poll(POLL)),
+                Some(turns) => poll_in_turn(&consumer, turns, POLL, |t| self.forget_revoked(t)),
+            };
             // Before copying what the poll returned: an assignment made in it may hold a
             // grown topic's new partitions, their target partitions not checked yet.
             if self.shared.assigned.swap(false, Ordering::Relaxed)
@@ -221,7 +232,7 @@ impl Acked {
             {
                 return;
             }
-            match classify(polled) {
+            match polled {
                 Polled::Record(msg) => {
                     self.forward(&msg, stop);
                     let bytes = target::record_bytes(&msg);
@@ -268,6 +279,14 @@ impl Acked {
             if clock.should_refresh() {
                 self.refresh_topics();
             }
+        }
+    }
+
+    /// Drops what was read ahead of partitions revoked since the last poll.
+    fn forget_revoked<R, E>(&self, turns: &mut Turns<R, E>) {
+        let gone = self.shared.lock().revoked.as_mut().map(std::mem::take);
+        if let Some(gone) = gone.filter(|g| !g.is_empty()) {
+            turns.forget(|topic, p| gone.iter().any(|(t, q)| t == topic && *q == p));
         }
     }
 

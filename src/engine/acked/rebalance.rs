@@ -287,6 +287,9 @@ impl Rebalancer {
     fn release(&self, st: &mut State, revoked: Vec<(String, i32)>, lost: bool) {
         for (source, partition) in revoked {
             st.ends.remove(&source, partition);
+            if let Some(r) = st.revoked.as_mut() {
+                r.push((source.clone(), partition));
+            }
             let Some(target) = self.shared.target_of().get(&source).cloned() else {
                 continue;
             };

@@ -60,6 +60,9 @@ pub(super) struct State {
     /// a revoke, and a new subscription); `None` while it holds partitions or the group
     /// counts it as a member.
     pub(super) waiting_since: Option<Instant>,
+    /// Partitions revoked since the loop last looked, kept while it reads ahead (a rate
+    /// limit: `shared::turns`), so that it drops what it read of them.
+    pub(super) revoked: Option<Vec<(String, i32)>>,
 }
 
 impl State {

@@ -28,6 +28,7 @@ use rdkafka::message::{BorrowedMessage, Message};
 use rdkafka::producer::{BaseProducer, Producer};
 
 use self::deliveries::{Deliveries, Refusal};
+use super::shared::turns::{poll_in_turn, Turns};
 use super::shared::{clock::Clock, clock::Pace, follow::Followed, index};
 use crate::error::{Error, Failure, Result};
 use crate::kafka;
@@ -79,7 +80,8 @@ pub(super) struct ExactlyOnce {
     /// The producer's log lines as they happen, even during a blocking commit (declared
     /// before the producer: dropped first).
     _logs: kafka::LogPump,
-    consumer: BaseConsumer,
+    /// Shared with the loop, which holds records read ahead under a rate limit.
+    consumer: Arc<BaseConsumer>,
     producer: TargetProducer,
     parts: BTreeMap<(String, i32), Part>,
     ends: Ends,
@@ -99,6 +101,8 @@ pub(super) struct ExactlyOnce {
     /// Write positions index entries in each transaction; the trails last written.
     index: index::Writing,
     indexed: BTreeMap<(String, i32), Entry>,
+    /// Rewinds so far: records read ahead before one are read again after it.
+    rewinds: u64,
 }
 
 /// Buffers reused for every record, so that copying one allocates nothing of ours.
@@ -142,8 +146,9 @@ impl ExactlyOnce {
                 ((r.source.clone(), p), owned)
             })
             .collect();
-        let consumer: BaseConsumer = consumer_cfg
+        let consumer: Arc<BaseConsumer> = consumer_cfg
             .create()
+            .map(Arc::new)
             .map_err(|e| kafka::creation_error("source", e))?;
         let producer: TargetProducer = producer_cfg
             .create_with_context(Deliveries::new(counters.clone()))
@@ -173,6 +178,7 @@ impl ExactlyOnce {
             stamp,
             index: index::Writing::new(index),
             indexed: BTreeMap::new(),
+            rewinds: 0,
         })
     }
 
@@ -236,11 +242,23 @@ impl ExactlyOnce {
         let mut clock = Clock::new(&self.opts);
         let mut pace = Pace::new(&self.opts);
         let mut warner = Warner::default();
+        let consumer = self.consumer.clone();
+        let mut turns = pace.limited().then(Turns::default);
+        let mut rewinds = self.rewinds;
         while !stop.load(Ordering::Relaxed) && !self.failure.is_set() {
-            let polled = self.consumer.poll(POLL);
+            let polled = match turns.as_mut() {
+                None => classify(consumer.poll(POLL)),
+                Some(turns) => {
+                    if rewinds != self.rewinds {
+                        turns.clear();
+                        rewinds = self.rewinds;
+                    }
+                    poll_in_turn(&consumer, turns, POLL, |_| {})
+                }
+            };
             // Periodic work is due at every poll without a record.
             let mut tick = true;
-            match classify(polled) {
+            match polled {
                 Polled::Record(msg) => {
                     let sent = forward(
                         &self.producer,

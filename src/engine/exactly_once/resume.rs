@@ -60,6 +60,7 @@ impl ExactlyOnce {
     /// Sets every owned partition's position from what the target holds and (re)assigns the
     /// source consumer there. Used at start and after an aborted transaction.
     pub(super) fn rewind(&mut self) -> Result<()> {
+        self.rewinds += 1;
         self.producer.context().forget_trails();
         let found = self.scan_target()?;
         log::info!(

@@ -86,6 +86,11 @@ impl Pace {
         Pace(Throttle::new(bytes, records, Instant::now()))
     }
 
+    /// Whether a limit is set (then the loop serves partitions in turn, see `turns`).
+    pub(in crate::engine) fn limited(&self) -> bool {
+        self.0.is_limited()
+    }
+
     /// After one record of `bytes` (see [`target::record_bytes`]): waits as long as the
     /// limits say, serving delivery reports meanwhile, and counts the wait.
     pub(in crate::engine) fn after<C: Counted>(
