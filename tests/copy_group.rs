@@ -855,6 +855,50 @@ fn a_killed_members_partitions(a: &Kafka, group_props: &[&str], protocol: &str) 
     }
 }
 
+/// Issue 35, item 6: a run restarted after `kill -9` of the only member waits until the dead
+/// member's session times out (KIP-848 gives a static member's id back only after that: no
+/// faster restart is possible there), and says who holds the partitions and for how long.
+#[test]
+fn issue_35_a_run_restarted_after_kill_9_says_what_it_waits_for() {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let n = common::unique("killed-wait");
+    let t = &format!("{n}.t");
+    let g = &format!("{n}.g");
+    common::create_topic(&a.bootstrap, t, 2);
+    common::create_topic(&b.bootstrap, t, 2);
+    common::produce(&a.bootstrap, t, &kr::records(200, 2, "pre"));
+    let args = member(
+        &a,
+        &b,
+        g,
+        &[],
+        &["--topics", t, "--json", "--commit-interval", "200ms"],
+    );
+    let mut first = Some(kr::spawn(&args));
+    kr::wait_for_committed(&a.bootstrap, g, t, &[100; 2], &mut first);
+    let dead = first.take().expect("first run");
+    kr::signal(&dead, "KILL");
+    kr::wait(dead, Duration::from_secs(10));
+    common::produce(&a.bootstrap, t, &kr::records(200, 2, "post"));
+    let restarted = std::time::Instant::now();
+    let mut again = Some(kr::spawn(&args));
+    kr::wait_for_committed(&a.bootstrap, g, t, &[200; 2], &mut again);
+    let waited = restarted.elapsed();
+    let run = kr::stop(&mut again);
+    let said = run
+        .stderr
+        .lines()
+        .find(|l| l.contains("has given this run no partitions"))
+        .unwrap_or_else(|| panic!("no explanation of the wait: {}", run.stderr));
+    eprintln!("evidence: the restarted run copied the new records {:.1} s after its start and said: {said}", waited.as_secs_f64());
+    assert!(
+        said.contains(&format!("group '{g}' has given this run no partitions for 10 s: 1 other member holds them (kreplicate"))
+            && said.contains("group.consumer.session.timeout.ms (45 s by default)"),
+        "{said}"
+    );
+    assert_eq!(kr::assert_complete(&a.bootstrap, &b.bootstrap, t, t, 2), 0);
+}
+
 /// Commits one transaction of `n` records into each of `partitions` partitions of `topic`:
 /// each partition's log then ends with a transaction marker, which no commit of a copy covers.
 fn transaction(bootstrap: &str, topic: &str, partitions: i32, n: usize) {

@@ -91,6 +91,21 @@ pub(crate) fn assign_with_leaders<C: ConsumerContext>(
     assign(consumer, tpl)
 }
 
+/// The consumer's member id in its group (empty before the group answered it).
+pub(crate) fn member_id<C: ConsumerContext>(consumer: &BaseConsumer<C>) -> String {
+    let rk = consumer.client().native_ptr();
+    // SAFETY: librdkafka returns a copy of the id (or NULL), read here and freed once.
+    unsafe {
+        let id = rdkafka_sys::rd_kafka_memberid(rk);
+        if id.is_null() {
+            return String::new();
+        }
+        let out = std::ffi::CStr::from_ptr(id).to_string_lossy().into_owned();
+        rdkafka_sys::rd_kafka_mem_free(rk, id.cast());
+        out
+    }
+}
+
 /// The consumer's group generation: under KIP-848 the member epoch of the coordinator's last
 /// heartbeat answer, above 0 once the group counts the consumer as a member (also with an
 /// empty share, which no rebalance callback reports). `None` outside a group.

@@ -16,7 +16,7 @@ use crate::options::{GapPolicy, RunOptions};
 
 mod start;
 pub(crate) use crate::kafka::consumer::{
-    assign, assign_with_leaders, close, group_generation, watermarks,
+    assign, assign_with_leaders, close, group_generation, member_id, watermarks,
 };
 pub(crate) use start::{committed_positions, group_positions, Start};
 
