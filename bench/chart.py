@@ -1,21 +1,27 @@
 #!/usr/bin/env python3
 """Draws bench/run.sh's results as an SVG (no dependencies): two panels, throughput (MB/s) and
 copier CPU seconds per GB, one group of bars per record size x partition count, one bar per mode
-(median of the verified runs; the thin line spans the fastest and slowest run).
-Usage: chart.py RESULTS.json OUT.svg"""
+(median of the verified runs; the thin line spans the fastest and slowest run). Also draws
+`--steady` results (one or more files, their cells side by side): the steady window's medians,
+the line spanning the fastest and slowest round.
+Usage: chart.py RESULTS.json [MORE.json ...] OUT.svg"""
 import json
 import sys
 from html import escape
 
-res = json.load(open(sys.argv[1]))
-out = sys.argv[2]
-summary = res["summary"]
-modes = res["params"]["modes"]
+inputs = [json.load(open(f)) for f in sys.argv[1:-1]]
+out = sys.argv[-1]
+res = inputs[0]
+steady = res.get("kind") == "steady"
+summary = {k: v for r in inputs for k, v in r["summary"].items()}
+modes = []
+for r in inputs:
+    modes += [m for m in r["params"]["modes"] if m not in modes]
 combos = list(summary)
 PALETTE = ["#7f7f7f", "#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#17becf", "#bcbd22", "#8c564b",
            "#e377c2", "#ff7f0e", "#aec7e8", "#98df8a"]
 color = {m: PALETTE[i % len(PALETTE)] for i, m in enumerate(modes)}
-name = {"ceiling": "ceiling (raw copy)", "mm2": "MirrorMaker 2"}
+name = {"ceiling": "ceiling (raw copy)", "mm2": "MirrorMaker 2", "mm2+tuned": "MirrorMaker 2 tuned"}
 
 bar_w, gap, group_gap = 14, 2, 26
 group_w = len(modes) * (bar_w + gap) + group_gap
@@ -33,6 +39,18 @@ def runs_of(combo, mode):
             and r["partitions"] == cs["partitions"] and r["mode"] == mode and r["status"] == "ok"]
 
 
+def bar(combo, mode, key, run_key):
+    """The bar's value and its line's ends (None: no verified run)."""
+    s = summary[combo]["modes"].get(mode) or {}
+    if steady:
+        d = s.get(key)
+        return (d["median"], d["min"], d["max"]) if d else None
+    if s.get("status") != "ok":
+        return None
+    rs = [r[run_key] for r in runs_of(combo, mode)] or [s[key]]
+    return s[key], min(rs), max(rs)
+
+
 def nice_max(v):
     if v <= 0:
         return 1
@@ -48,15 +66,12 @@ svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height
        f'font-family="sans-serif" font-size="11">',
        f'<rect width="{width}" height="{height}" fill="white"/>',
        f'<text x="{left}" y="20" font-size="13" font-weight="bold">kreplicate beside MirrorMaker 2 on Apache Kafka '
-       f'{escape(res["machine"].get("kafka", ""))}: {res["params"]["rounds"]} round(s), {escape(res["when"])}</text>']
+       f'{escape(res.get("machine", res["params"]).get("kafka", ""))}: {res["params"]["rounds"]} round(s)'
+       f'{", steady state" if steady else ""}, {escape(res["when"])}</text>']
 
 
 def panel(y0, title, key, run_key, fmt):
-    vals = []
-    for c in combos:
-        for m in modes:
-            for r in runs_of(c, m):
-                vals.append(r[run_key])
+    vals = [b[2] for c in combos for m in modes if (b := bar(c, m, key, run_key))]
     vmax = nice_max(max(vals) if vals else 1)
     svg.append(f'<text x="{left}" y="{y0 - 8}" font-weight="bold">{escape(title)}</text>')
     for i in range(5):
@@ -68,18 +83,18 @@ def panel(y0, title, key, run_key, fmt):
         cs = summary[c]
         gx = left + 10 + gi * group_w
         for mi, m in enumerate(modes):
-            s = cs["modes"].get(m, {})
             x = gx + mi * (bar_w + gap)
-            if s.get("status") != "ok":
-                svg.append(f'<text x="{x + bar_w / 2}" y="{y0 + plot_h - 3}" text-anchor="middle" fill="#c00">x</text>')
+            b = bar(c, m, key, run_key)
+            if b is None:
+                if m in cs["modes"]:
+                    svg.append(f'<text x="{x + bar_w / 2}" y="{y0 + plot_h - 3}" text-anchor="middle" fill="#c00">x</text>')
                 continue
-            v = s[key]
+            v, lo, hi = b
             h = plot_h * v / vmax
             svg.append(f'<rect x="{x}" y="{y0 + plot_h - h:.1f}" width="{bar_w}" height="{h:.1f}" '
                        f'fill="{color[m]}"><title>{escape(name.get(m, m))}: {fmt(v)}</title></rect>')
-            rs = [r[run_key] for r in runs_of(c, m)]
-            if len(rs) > 1:
-                y1, y2 = (y0 + plot_h - plot_h * v / vmax for v in (min(rs), max(rs)))
+            if hi > lo:
+                y1, y2 = (y0 + plot_h - plot_h * v / vmax for v in (lo, hi))
                 xm = x + bar_w / 2
                 svg.append(f'<line x1="{xm}" x2="{xm}" y1="{y1:.1f}" y2="{y2:.1f}" stroke="black"/>')
         svg.append(f'<text x="{gx + (len(modes) * (bar_w + gap)) / 2}" y="{y0 + plot_h + 14}" '
@@ -89,7 +104,8 @@ def panel(y0, title, key, run_key, fmt):
 
 panel(top + 20, "throughput, MB/s of key+value (higher is better)", "mb_per_s", "mb_per_s",
       lambda v: f"{v:.0f}")
-panel(top + 20 + panel_h, "copier CPU seconds per GB (lower is better)", "cpu_s_per_gb", "cpu_s_per_gb",
+panel(top + 20 + panel_h, "copier CPU seconds per GB (lower is better)",
+      "copier_cpu_s_per_gb" if steady else "cpu_s_per_gb", "cpu_s_per_gb",
       lambda v: f"{v:.1f}")
 ly = top + 2 * panel_h + 10
 for i, m in enumerate(modes):

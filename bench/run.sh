@@ -42,7 +42,7 @@
 # every 200 ms: throughput and CPU per GB over the window between 20 % and 80 % of the records,
 # start-up (first record on the target, first commit of the copier's group on the source) apart.
 # bench/steady_report.py prints per-round ratios (to the raw copy, to MM2, exactly-once to
-# at-least-once), their median and range, and writes the JSON (no chart).
+# at-least-once), their median and range, and writes the JSON; bench/chart.py its chart.
 #
 # --live (issue 32): a writer (examples/live.rs) at RATE records/s [48000: 50 MB/s of 1 KiB] for
 # LIVE_SECONDS [120] into a fresh source topic while the copier runs continuously (modes
@@ -311,7 +311,9 @@ mm2_config() {
             echo "B.producer.max.in.flight.requests.per.connection = 5"
             echo "B.producer.enable.idempotence = true"
             echo "B.producer.acks = all"
-            echo "B.producer.buffer.memory = 67108864"
+            # One producer per task: 64 MB each, at most 1 GB in all (MM2's heap is 2 GB; 64
+            # tasks at 64 MB ran out of it and their tasks died for good).
+            echo "B.producer.buffer.memory = $((P > 16 ? 1073741824 / P : 67108864))"
             echo "B.producer.compression.type = zstd"
             echo "A.consumer.max.poll.records = 10000"
             echo "A.consumer.max.partition.fetch.bytes = 4194304"
@@ -452,7 +454,8 @@ run_mode() {
             local sargs=(--bootstrap "$DST" --topic "$target" --records "$RECORDS_NOW"
                          --bytes-per-record $((SIZE + KEY_SIZE)) --pid "$SRC_PID,$DST_PID"
                          --samples "$WORK/$id.samples.jsonl" --out "$WORK/$id.out" --err "$WORK/$id.err")
-            [[ "$mode" != mm2* ]] || sargs+=(--stop)
+            # A MirrorMaker 2 task that failed never recovers: give up as the total mode does.
+            [[ "$mode" != mm2* ]] || sargs+=(--stop --timeout "${MM2_TIMEOUT:-900}")
             [ -z "$group" ] || sargs+=(--source "$SRC" --group "$group" --source-topic "$TOPIC")
             "$SAMPLE" "${sargs[@]}" -- "${cmd[@]}" >"$WORK/$id.steady.json" 2>"$WORK/$id.sample.err"
             rc=$?
@@ -636,6 +639,7 @@ if [ "$STEADY" = 1 ]; then
     BENCH_KEY_SIZE="$KEY_SIZE" BENCH_ROUNDS="$ROUNDS" BENCH_MODES="$MODES" BENCH_MM2_DIR="$WORK" \
     BENCH_LIBRDKAFKA="$LIBRDKAFKA" BENCH_KAFKA="$KAFKA_VERSION" BENCH_JAVA="$JAVA_VERSION" \
         python3 "$REPO/bench/steady_report.py" "$WORK/steady.tsv" "$OUT" || STATUS=1
+    [ ! -f "$OUT" ] || python3 "$REPO/bench/chart.py" "$OUT" "${OUT%.json}.svg" || STATUS=1
 else
     mv "${OUT%.json}.runs.json" "$OUT"
     if [ "$STATUS" = 0 ] || [ -f "$OUT" ]; then
