@@ -444,7 +444,6 @@ impl Acked {
         self.shared
             .counters
             .set_waiting(Some(format!("joining group '{group}'")));
-
         if self.last_join_note.elapsed() >= Duration::from_secs(5) {
             log::info!(
                 "waiting for group '{group}' to assign partitions: {:.0} s of --join-timeout {:?}",

@@ -2,8 +2,8 @@
 //! `search_parallel` share what sits beneath them): the loop's clock and rate limit
 //! ([`clock`]), following the source's topics ([`follow`]), the positions index's entries
 //! ([`index`]), partitions in turn under a rate limit ([`turns`]), and the small decisions
-//! below. Each loop stays in its engine: they differ
-//! where a shared loop would hide it (delivery reports against transactions).
+//! below. Each loop stays in its engine: they differ where a shared loop would hide it
+//! (delivery reports against transactions).
 
 pub(super) mod clock;
 pub(super) mod follow;
