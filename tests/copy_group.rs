@@ -855,34 +855,45 @@ fn a_killed_members_partitions(a: &Kafka, group_props: &[&str], protocol: &str) 
     }
 }
 
+/// A continuous run of group `g` with `props` (2 partitions, 200 records) killed with `kill -9`
+/// once it committed everything, 200 more records written, and the same run started again:
+/// the restarted run, when it started, and the topic and group.
+fn killed_and_restarted(
+    a: &Kafka,
+    b: &Kafka,
+    tag: &str,
+    props: &[&str],
+) -> (
+    Option<std::process::Child>,
+    std::time::Instant,
+    String,
+    String,
+) {
+    let n = common::unique(tag);
+    let (t, g) = (format!("{n}.t"), format!("{n}.g"));
+    common::create_topic(&a.bootstrap, &t, 2);
+    common::create_topic(&b.bootstrap, &t, 2);
+    common::produce(&a.bootstrap, &t, &kr::records(200, 2, "pre"));
+    let extra = ["--topics", &t, "--json", "--commit-interval", "200ms"];
+    let args = member(a, b, &g, props, &extra);
+    let mut first = Some(kr::spawn(&args));
+    kr::wait_for_committed(&a.bootstrap, &g, &t, &[100; 2], &mut first);
+    let dead = first.take().expect("first run");
+    kr::signal(&dead, "KILL");
+    kr::wait(dead, Duration::from_secs(10));
+    common::produce(&a.bootstrap, &t, &kr::records(200, 2, "post"));
+    let restarted = std::time::Instant::now();
+    (Some(kr::spawn(&args)), restarted, t, g)
+}
+
 /// Issue 35, item 6: a run restarted after `kill -9` of the only member waits until the dead
 /// member's session times out (KIP-848 gives a static member's id back only after that: no
 /// faster restart is possible there), and says who holds the partitions and for how long.
 #[test]
 fn issue_35_a_run_restarted_after_kill_9_says_what_it_waits_for() {
     let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
-    let n = common::unique("killed-wait");
-    let t = &format!("{n}.t");
-    let g = &format!("{n}.g");
-    common::create_topic(&a.bootstrap, t, 2);
-    common::create_topic(&b.bootstrap, t, 2);
-    common::produce(&a.bootstrap, t, &kr::records(200, 2, "pre"));
-    let args = member(
-        &a,
-        &b,
-        g,
-        &[],
-        &["--topics", t, "--json", "--commit-interval", "200ms"],
-    );
-    let mut first = Some(kr::spawn(&args));
-    kr::wait_for_committed(&a.bootstrap, g, t, &[100; 2], &mut first);
-    let dead = first.take().expect("first run");
-    kr::signal(&dead, "KILL");
-    kr::wait(dead, Duration::from_secs(10));
-    common::produce(&a.bootstrap, t, &kr::records(200, 2, "post"));
-    let restarted = std::time::Instant::now();
-    let mut again = Some(kr::spawn(&args));
-    kr::wait_for_committed(&a.bootstrap, g, t, &[200; 2], &mut again);
+    let (mut again, restarted, t, g) = killed_and_restarted(&a, &b, "killed-wait", &[]);
+    kr::wait_for_committed(&a.bootstrap, &g, &t, &[200; 2], &mut again);
     let waited = restarted.elapsed();
     let run = kr::stop(&mut again);
     let said = run
@@ -896,7 +907,10 @@ fn issue_35_a_run_restarted_after_kill_9_says_what_it_waits_for() {
             && said.contains("group.consumer.session.timeout.ms (45 s by default)"),
         "{said}"
     );
-    assert_eq!(kr::assert_complete(&a.bootstrap, &b.bootstrap, t, t, 2), 0);
+    assert_eq!(
+        kr::assert_complete(&a.bootstrap, &b.bootstrap, &t, &t, 2),
+        0
+    );
 }
 
 /// Issue 35, item 6: under the classic protocol a process with its own `group.instance.id`,
@@ -905,36 +919,24 @@ fn issue_35_a_run_restarted_after_kill_9_says_what_it_waits_for() {
 #[test]
 fn issue_35_a_static_member_restarted_after_kill_9_copies_within_5_s() {
     let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
-    let n = common::unique("static-restart");
-    let t = &format!("{n}.t");
-    let g = &format!("{n}.g");
-    common::create_topic(&a.bootstrap, t, 2);
-    common::create_topic(&b.bootstrap, t, 2);
-    common::produce(&a.bootstrap, t, &kr::records(200, 2, "pre"));
-    let id = format!("group.instance.id={n}-1");
+    let id = format!("group.instance.id={}", common::unique("static"));
     let props = ["-X", "group.protocol=classic", "-X", id.as_str()];
-    let extra = ["--topics", t, "--json", "--commit-interval", "200ms"];
-    let args = member(&a, &b, g, &props, &extra);
-    let mut first = Some(kr::spawn(&args));
-    kr::wait_for_committed(&a.bootstrap, g, t, &[100; 2], &mut first);
-    let dead = first.take().expect("first run");
-    kr::signal(&dead, "KILL");
-    kr::wait(dead, Duration::from_secs(10));
-    common::produce(&a.bootstrap, t, &kr::records(200, 2, "post"));
-    let restarted = std::time::Instant::now();
-    let mut again = Some(kr::spawn(&args));
+    let (mut again, restarted, t, g) = killed_and_restarted(&a, &b, "static-restart", &props);
     kr::wait_or_kill(Duration::from_secs(60), &mut again, || {
-        let have: i64 = common::ends(&b.bootstrap, t, 2, "read_uncommitted")
+        let have: i64 = common::ends(&b.bootstrap, &t, 2, "read_uncommitted")
             .iter()
             .sum();
         (have <= 200).then(|| format!("{t} holds {have} records"))
     });
     let first_record = restarted.elapsed();
-    kr::wait_for_committed(&a.bootstrap, g, t, &[200; 2], &mut again);
+    kr::wait_for_committed(&a.bootstrap, &g, &t, &[200; 2], &mut again);
     kr::stop(&mut again);
     eprintln!("evidence: the static member restarted after kill -9 copied its first record {:.2} s after its start", first_record.as_secs_f64());
     assert!(first_record < Duration::from_secs(5), "{first_record:?}");
-    assert_eq!(kr::assert_complete(&a.bootstrap, &b.bootstrap, t, t, 2), 0);
+    assert_eq!(
+        kr::assert_complete(&a.bootstrap, &b.bootstrap, &t, &t, 2),
+        0
+    );
 }
 
 /// Commits one transaction of `n` records into each of `partitions` partitions of `topic`:
