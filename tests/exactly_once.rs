@@ -686,6 +686,63 @@ fn issue_5_an_aborted_transaction_reads_a_finished_partition_again() {
     assert_exact(&ab, &bb, 2);
 }
 
+/// Regression (issue 30, a CI failure of the rolling-restart test): after an abort, the rewind
+/// reads where to resume from the target, and the first error its reader met failed the run:
+/// `reading target topic orders.exactly-once: Message consumption error:
+/// BrokerTransportFailure`, exit 1, in a rolling restart of the target (a leader's failover
+/// aborted a transaction, the rewind's reader lost its connection to the next node going
+/// down). The reader's client retries by itself: the read goes on, within --timeout. Here,
+/// once a running copy started, its next batch fails (abortably) and the target answers the
+/// next fetch, the rewind's read, with NETWORK_EXCEPTION, which librdkafka hands to the
+/// application.
+#[test]
+fn issue_30_a_transient_error_while_a_rewind_reads_the_target_is_ridden_out() {
+    let (_a, b, ab, bb) = mock_pair(300);
+    let mut child = Watched::spawn(&eos_args(&ab, &bb, &["-v"]));
+    child.wait_for("the start", Duration::from_secs(60), |said| {
+        said.contains("the target holds positions for")
+    });
+    common::wait_until("the backlog copied", Duration::from_secs(60), || {
+        common::read_all(&bb, "t").len() >= 300
+    });
+    // The copy fetches from the source only: the target's next fetch is the rewind's.
+    let cluster = b.cluster().unwrap();
+    cluster.request_errors(
+        RDKafkaApiKey::Fetch,
+        &[RDKafkaRespErr::RD_KAFKA_RESP_ERR_NETWORK_EXCEPTION],
+    );
+    cluster.request_errors(
+        RDKafkaApiKey::Produce,
+        &[RDKafkaRespErr::RD_KAFKA_RESP_ERR_UNKNOWN],
+    );
+    drop(cluster);
+    common::produce(&ab, "t", &kr::records(100, 2, "after"));
+    child.wait_for("the rewind's read", Duration::from_secs(60), |said| {
+        said.matches("the target holds positions for").count() >= 2
+            || said.contains("kreplicate: error:")
+    });
+    common::wait_until("everything copied", Duration::from_secs(60), || {
+        common::read_all(&bb, "t").len() >= 400
+    });
+    kr::signal(child.child.as_ref().expect("the run"), "TERM");
+    let run = child.wait(Duration::from_secs(60));
+    assert_eq!(run.code, 0, "{run:?}");
+    for said in [
+        "aborting the open transaction after",
+        "reading the tail of target topic t: Message consumption error: NetworkException",
+    ] {
+        assert!(run.stderr.contains(said), "{said}: {}", run.stderr);
+    }
+    // The abort refused the commit's index entries; that stopped the index for good before.
+    assert!(
+        !run.stderr
+            .contains("refused an entry of the positions index"),
+        "{}",
+        run.stderr
+    );
+    assert_exact(&ab, &bb, 2);
+}
+
 /// Regression (issue 5's review): an abortable error while records were still in flight.
 /// `abort_transaction` waits until every outstanding record's delivery report was served and
 /// serves none itself, so the abort timed out and the run failed instead of rewinding.

@@ -7,6 +7,7 @@
 //! (`RUST_LOG=warn`) show no ERROR line for these routine restarts: a lost broker is one warning,
 //! then a line when it accepts connections again.
 
+use std::io::Read;
 use std::process::Child;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -148,7 +149,11 @@ pub(crate) fn create_rf3(bootstrap: &str, topic: &str) {
         .block_on(admin.create_topics([&new], &opts))
         .expect("create");
     assert!(res.iter().all(Result::is_ok), "{res:?}");
-    common::wait_for_topic(bootstrap, topic, PARTS);
+    // Every node: one that learned of the topic later told a run at once that it did not exist
+    // (exit 2, in a loaded run).
+    for node in bootstrap.split(',') {
+        common::wait_for_topic(node, topic, PARTS);
+    }
 }
 
 /// Replicas per partition of `topic` on `bootstrap` (empty while it does not exist).
@@ -177,6 +182,8 @@ struct Copy {
     target: String,
     addr: String,
     run: Option<Child>,
+    /// Its stderr, read while it runs: a run of several minutes writes more than a pipe holds.
+    stderr: Option<std::thread::JoinHandle<String>>,
 }
 
 impl Copy {
@@ -209,16 +216,29 @@ impl Copy {
         args.extend_from_slice(&FAST_GROUP);
         eprintln!("running RUST_LOG=warn kreplicate {}", args.join(" "));
         // librdkafka's warnings and errors shown, as an operator debugging a run sees them.
-        let run = kr::command(&args)
+        let mut run = kr::command(&args)
             .env("RUST_LOG", "warn")
             .spawn()
             .expect("spawn kreplicate");
+        let mut pipe = run.stderr.take().expect("stderr");
+        let stderr = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = pipe.read_to_string(&mut text);
+            text
+        });
         Copy {
             guarantee,
             target: format!("{TOPIC}.{guarantee}"),
             run: Some(run),
             addr,
+            stderr: Some(stderr),
         }
+    }
+
+    /// What the run wrote on stderr, once it exited.
+    fn stderr(&mut self) -> String {
+        let drain = self.stderr.take().expect("stderr read once");
+        drain.join().expect("stderr reader")
     }
 
     fn copied(&self) -> f64 {
@@ -228,10 +248,11 @@ impl Copy {
     fn still_running(&mut self, when: &str) {
         let run = self.run.as_mut().expect("the run");
         if let Some(status) = run.try_wait().expect("try_wait") {
-            let r = kr::wait(self.run.take().expect("run"), Duration::from_secs(5));
+            kr::wait(self.run.take().expect("run"), Duration::from_secs(5));
+            let told = kr::told(&self.stderr());
             panic!(
-                "{} run exited ({status}) during {when}: a routine restart is not a failure: {}",
-                self.guarantee, r.stderr
+                "{} run exited ({status}) during {when}: a routine restart is not a failure; its stderr but the progress lines:\n{told}",
+                self.guarantee
             );
         }
     }
@@ -429,7 +450,8 @@ fn issue_30_rolling_restarts_of_target_then_source_under_both_guarantees() {
         });
         let child = c.run.take().expect("run");
         kr::signal(&child, "TERM");
-        let run = kr::wait(child, Duration::from_secs(60));
+        let mut run = kr::wait(child, Duration::from_secs(60));
+        run.stderr = c.stderr();
         assert_eq!(run.code, 0, "{run:?}");
         assert_eq!(run.json()["status"], "stopped", "{run:?}");
         eprintln!("{} run's stderr:\n{}", c.guarantee, run.stderr);
@@ -454,7 +476,10 @@ fn issue_30_rolling_restarts_of_target_then_source_under_both_guarantees() {
             );
         }
     }
-    assert!(warned > 0, "no broker restart was said at all");
+    // Not asserted above zero: a controlled shutdown moves a node's leaderships away first, so
+    // clients with no reason to reconnect while it is down see no failure to say (in one run
+    // neither run said any of the six restarts). A killed node is said: multinode_faults.
+    eprintln!("broker restarts said: {warned}");
     common::wait_until(
         "the live reader reads everything",
         Duration::from_secs(60),

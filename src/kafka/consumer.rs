@@ -42,6 +42,7 @@ const NOT_READY_STEP: Duration = Duration::from_millis(20);
 /// yet: Kafka answers CreateTopics, and shows the new partitions' leaders in its metadata,
 /// before each leader takes requests. Asked at once, ListOffsets got "Not leader for
 /// partition", which failed an exactly-once start onto 64 new partitions in four of fifteen.
+/// Also while the leader's node restarts (a lost connection, a request timed out: issue 30).
 pub(crate) fn watermarks<C: ConsumerContext>(
     consumer: &BaseConsumer<C>,
     topic: &str,
@@ -56,7 +57,13 @@ pub(crate) fn watermarks<C: ConsumerContext>(
             Err(e)
                 if matches!(
                     e.rdkafka_error_code(),
-                    Some(C::NotLeaderForPartition | C::LeaderNotAvailable)
+                    Some(
+                        C::NotLeaderForPartition
+                            | C::LeaderNotAvailable
+                            | C::BrokerTransportFailure
+                            | C::RequestTimedOut
+                            | C::NetworkException
+                    )
                 ) && Instant::now() + NOT_READY_STEP < deadline =>
             {
                 std::thread::sleep(NOT_READY_STEP)

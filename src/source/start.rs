@@ -13,7 +13,8 @@ use crate::options::StartPosition;
 
 /// The group's committed positions for `tpl`, asked again while the group's coordinator is
 /// loading or moving (a cluster just started, a coordinator failing over: NOT_COORDINATOR and
-/// the like, which librdkafka hands back as they are), until `timeout` has passed.
+/// the like, which librdkafka hands back as they are; or its node restarting, a lost
+/// connection), until `timeout` has passed.
 pub(crate) fn committed_positions<C: ConsumerContext>(
     consumer: &BaseConsumer<C>,
     tpl: &TopicPartitionList,
@@ -31,6 +32,8 @@ pub(crate) fn committed_positions<C: ConsumerContext>(
                             RDKafkaErrorCode::NotCoordinator
                                 | RDKafkaErrorCode::CoordinatorNotAvailable
                                 | RDKafkaErrorCode::CoordinatorLoadInProgress
+                                | RDKafkaErrorCode::BrokerTransportFailure
+                                | RDKafkaErrorCode::RequestTimedOut
                         )
                     ) =>
             {

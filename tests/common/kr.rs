@@ -89,6 +89,23 @@ pub fn wait(mut child: Child, limit: Duration) -> Run {
     }
 }
 
+/// A run's stderr without its progress lines (one a second), for a failure message: what it
+/// warned about and why it ended, short enough for CI's excerpt of a failed test.
+pub fn told(stderr: &str) -> String {
+    let told: Vec<&str> = stderr
+        .lines()
+        .filter(|l| {
+            !l.split_once("kreplicate: ").is_some_and(|(_, rest)| {
+                rest.split(' ')
+                    .next()
+                    .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit() || c == ','))
+                    && rest.contains(" records ")
+            })
+        })
+        .collect();
+    told[told.len().saturating_sub(60)..].join("\n")
+}
+
 pub fn run(args: &[&str]) -> Run {
     wait(spawn(args), Duration::from_secs(180))
 }

@@ -91,9 +91,13 @@ impl ExactlyOnce {
                 Ok(()) if !indexed => {
                     indexed = true;
                     // A transaction that must abort refuses the entries too: its commit below
-                    // says so, and the abort rewinds (a lost entry only widens a lookup).
+                    // says so, and the abort rewinds (a lost entry only widens a lookup). Only
+                    // a refusal for good stops the index: a failover's abort stopped it for
+                    // the rest of the run (issue 30).
                     if let Err(e) = self.send_index() {
-                        self.drop_index(&e.to_string());
+                        if e.rdkafka_error_code().is_some_and(refused_for_good) {
+                            self.drop_index(&e.to_string());
+                        }
                     }
                 }
                 Ok(()) => return self.producer.commit_transaction(left),

@@ -22,8 +22,7 @@ use crate::offsets::NextOffset;
 use crate::options::ClusterSpec;
 use crate::origin::{offset_from, resume_position, ORIGIN_HEADER};
 use crate::report::Copied;
-use crate::source;
-use crate::source::Ends;
+use crate::source::{self, classify, Ends, Polled};
 
 /// How often a start waiting for a transaction open on the target looks again.
 const SETTLE_STEP: Duration = Duration::from_millis(200);
@@ -254,9 +253,10 @@ impl ExactlyOnce {
             .map_err(cannot)?;
         all.assign(&tpl).map_err(cannot)?;
         let deadline = Instant::now() + self.opts.timeout;
+        let mut retried = Retried::default();
         while Instant::now() < deadline {
-            match all.poll(Duration::from_millis(100)) {
-                Some(Ok(m)) if m.offset() < offsets.end => {
+            match classify(all.poll(Duration::from_millis(100))) {
+                Polled::Record(m) if m.offset() < offsets.end => {
                     let ours = m.headers().is_some_and(|h| {
                         h.iter().any(|x| {
                             x.key == ORIGIN_HEADER
@@ -272,14 +272,22 @@ impl ExactlyOnce {
                         return Ok(false);
                     }
                 }
-                Some(Ok(_)) | Some(Err(KafkaError::PartitionEOF(_))) => return Ok(false),
-                Some(Err(e)) => return Err(cannot(e)),
-                None => {}
+                Polled::Record(_) | Polled::End(_) => return Ok(false),
+                Polled::Idle => {}
+                Polled::Transient(e) => retried.met(&format!("reading target {target}[{p}]"), e),
+                Polled::Gap(code) => return Err(cannot(KafkaError::MessageConsumption(code))),
+                Polled::Fatal(msg) => {
+                    return Err(Error::failed(format!(
+                        "cannot read the target {target}: {msg}"
+                    )))
+                }
             }
         }
         Err(Error::failed(format!(
-            "reading target {target}[{p}] from offset {} took longer than {:?}",
-            offsets.start, self.opts.timeout
+            "reading target {target}[{p}] from offset {} took longer than {:?}{}",
+            offsets.start,
+            self.opts.timeout,
+            retried.last()
         )))
     }
 }
@@ -358,15 +366,16 @@ fn read_tail(
     let mut first: HashMap<i32, i64> = HashMap::new();
     let mut at_end: HashMap<i32, bool> = parts.iter().map(|(_, p)| (*p, false)).collect();
     let deadline = Instant::now() + timeout;
+    let mut retried = Retried::default();
     while at_end.values().any(|e| !e) {
         if Instant::now() > deadline {
             return Err(Error::failed(format!(
-                "reading the tail of target topic {target} took longer than {:?}",
-                timeout
+                "reading the tail of target topic {target} took longer than {timeout:?}{}",
+                retried.last()
             )));
         }
-        match reader.poll(Duration::from_millis(100)) {
-            Some(Ok(m)) => {
+        match classify(reader.poll(Duration::from_millis(100))) {
+            Polled::Record(m) => {
                 first.entry(m.partition()).or_insert(m.offset());
                 let origin = m.headers().and_then(|h| {
                     h.iter()
@@ -378,13 +387,23 @@ fn read_tail(
                     e.0.push(origin);
                 }
             }
-            Some(Err(KafkaError::PartitionEOF(p))) => {
+            Polled::End(p) => {
                 at_end.insert(p, true);
             }
-            Some(Err(e)) => {
-                return Err(Error::failed(format!("reading target topic {target}: {e}")))
+            Polled::Idle => {}
+            Polled::Transient(e) => {
+                retried.met(&format!("reading the tail of target topic {target}"), e)
             }
-            None => {}
+            Polled::Gap(code) => {
+                return Err(Error::failed(format!(
+                    "reading target topic {target}: {code}"
+                )))
+            }
+            Polled::Fatal(msg) => {
+                return Err(Error::failed(format!(
+                    "reading target topic {target}: {msg}"
+                )))
+            }
         }
     }
     for (p, (_, covered)) in out.iter_mut() {
@@ -396,6 +415,28 @@ fn read_tail(
     drop(tpl);
     source::close(&reader, timeout);
     Ok(out)
+}
+
+/// Errors a target reader rides out: its client reconnects and fetches again by itself (a
+/// node restarting in a rolling restart: BrokerTransportFailure), so a read fails only at its
+/// deadline, naming the last one (issue 30).
+#[derive(Default)]
+struct Retried(Option<KafkaError>);
+
+impl Retried {
+    fn met(&mut self, what: &str, e: KafkaError) {
+        if self.0.is_none() {
+            log::info!("{what}: {e}; its client retries");
+        }
+        self.0 = Some(e);
+    }
+
+    /// `; the last error: ...`, or nothing.
+    fn last(&self) -> String {
+        self.0
+            .as_ref()
+            .map_or_else(String::new, |e| format!("; the last error: {e}"))
+    }
 }
 
 /// Why transactions could not start on the target. A broker whose transaction.max.timeout.ms
