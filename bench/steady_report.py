@@ -31,6 +31,12 @@ def window(r, key):
     w = (r["sample"] or {}).get("window") or {}
     if key == "brokers_cpu_s_per_gb":
         return sum(w.get("pids_cpu_s_per_gb") or [0])
+    if key == "brokers_sys_cpu_s_per_gb":
+        # Older samplers did not split the kernel's part out.
+        return sum(w["pids_sys_cpu_s_per_gb"]) if "pids_sys_cpu_s_per_gb" in w else None
+    if key == "target_sys_cpu_s_per_gb":
+        v = w.get("pids_sys_cpu_s_per_gb") or []
+        return v[-1] if v else None
     return w.get(key)
 
 
@@ -64,6 +70,7 @@ for c in combos:
              "records_per_s": spread([window(r, "records_per_s") for r in rs]),
              "copier_cpu_s_per_gb": spread([window(r, "copier_cpu_s_per_gb") for r in rs]),
              "brokers_cpu_s_per_gb": spread([window(r, "brokers_cpu_s_per_gb") for r in rs]),
+             "brokers_sys_cpu_s_per_gb": spread([window(r, "brokers_sys_cpu_s_per_gb") for r in rs]),
              "window_seconds": spread([window(r, "seconds") for r in rs]),
              "first_record_s": spread([(r["sample"] or {}).get("first_record_s") for r in rs]),
              "first_commit_s": spread([(r["sample"] or {}).get("first_commit_s") for r in rs]),
@@ -86,8 +93,19 @@ for c in combos:
             if cpu:
                 s[f"cpu_efficiency_to_{name}"] = {**spread(cpu), "per_round": cpu}
         per[m] = s
+    # The target broker's kernel CPU per GB is mostly its writes into the page cache, which on a
+    # shared VM cost 1-6 s per GB from one minute to the next whatever writes (a plain dd too):
+    # a run at over twice the cell's median is flagged as the machine's slow moment.
+    sys_gb = [(r, window(r, "target_sys_cpu_s_per_gb")) for r in measured if r["status"] == "ok"]
+    sys_gb = [(r, v) for r, v in sys_gb if v is not None]
+    slow = []
+    if sys_gb:
+        med = statistics.median(v for _, v in sys_gb)
+        slow = [{"mode": r["mode"], "round": r["round"], "target_sys_cpu_s_per_gb": v,
+                 "mb_per_s": window(r, "mb_per_s")} for r, v in sys_gb if v > 2 * med]
     summary[f"{c[0]}x{c[1]}"] = {"value_bytes": c[0], "partitions": c[1], "modes": per,
-                                 "records": measured[0]["records"] if measured else 0}
+                                 "records": measured[0]["records"] if measured else 0,
+                                 "machine_slow_runs": slow}
 
 # --- print -----------------------------------------------------------------------------------
 key_size = int(env("BENCH_KEY_SIZE", "16"))
@@ -109,7 +127,7 @@ for key, cs in summary.items():
     print(f"\n{n:,} records x {cs['value_bytes']} B values ({key_size} B keys), {cs['partitions']} partitions,"
           f" {n * (cs['value_bytes'] + key_size) / 1e9:.2f} GB key+value:")
     print(f"  {'mode':<22} {'MB/s':>7} {'/ raw copy':>18} {'/ MM2':>18} {'/ MM2 tuned':>18}"
-          f" {'EOS / ALO':>18} {'CPU s/GB':>8} {'CPU vs raw':>18} {'brokers s/GB':>12}")
+          f" {'EOS / ALO':>18} {'CPU s/GB':>8} {'CPU vs raw':>18} {'brokers s/GB':>12} {'of it kernel':>12}")
     for m, s in cs["modes"].items():
         if not s["runs"]:
             print(f"  {m:<22} no successful run")
@@ -117,7 +135,13 @@ for key, cs in summary.items():
         print(f"  {m:<22} {fmt(s['mb_per_s']):>7} {rng(s.get('throughput_to_ceiling')):>18}"
               f" {rng(s.get('throughput_to_mm2')):>18} {rng(s.get('throughput_to_mm2+tuned')):>18}"
               f" {rng(s.get('throughput_to_at-least-once')):>18} {fmt(s['copier_cpu_s_per_gb']):>8}"
-              f" {rng(s.get('cpu_efficiency_to_ceiling')):>18} {fmt(s['brokers_cpu_s_per_gb']):>12}")
+              f" {rng(s.get('cpu_efficiency_to_ceiling')):>18} {fmt(s['brokers_cpu_s_per_gb']):>12}"
+              f" {fmt(s['brokers_sys_cpu_s_per_gb']):>12}")
+    if cs["machine_slow_runs"]:
+        print("  runs with the target broker's kernel CPU per GB over twice the cell's median (the"
+              " machine's page-cache writes, not the copier): " + ", ".join(
+                  f"{x['mode']} r{x['round']} ({x['target_sys_cpu_s_per_gb']:.1f} s/GB, {x['mb_per_s']:.0f} MB/s)"
+                  for x in cs["machine_slow_runs"]))
     print(f"  start-up (s, median (range)):")
     print(f"  {'mode':<22} {'first record':>20} {'first commit':>20} {'whole copy':>20} {'peak RSS MiB':>12}")
     for m, s in cs["modes"].items():

@@ -10,8 +10,8 @@
 //!
 //! Prints one JSON object: the start-up (seconds to the first record on the target, to the
 //! first commit of `--group` on the source), and the window between 20 % and 80 % of the
-//! records (seconds, records/s, MB/s, CPU seconds of the copier and of each pid over it,
-//! each interpolated between the samples around the window's ends). `--samples FILE` keeps
+//! records (seconds, records/s, MB/s, CPU seconds of the copier and of each pid over it, and
+//! each pid's kernel part, each interpolated between the samples around the window's ends). `--samples FILE` keeps
 //! every sample (JSON lines).
 //!
 //! ```text
@@ -87,6 +87,8 @@ struct Sample {
     t: f64,
     records: i64,
     cpu: f64,
+    /// The kernel's part of `cpu`: a broker's writes into the page cache are most of it.
+    sys: f64,
 }
 
 fn main() -> ExitCode {
@@ -99,14 +101,16 @@ fn main() -> ExitCode {
     }
 }
 
-/// user + system CPU seconds of a live process (fields 14 and 15 of /proc/PID/stat).
-fn cpu_seconds(pid: u32, hz: f64) -> Option<f64> {
+/// User + system CPU seconds of a live process, and the system part (fields 14 and 15 of
+/// /proc/PID/stat).
+fn cpu_seconds(pid: u32, hz: f64) -> Option<(f64, f64)> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name (field 2) may hold spaces: count from its closing parenthesis.
     let rest = &stat[stat.rfind(')')? + 2..];
     let f: Vec<&str> = rest.split(' ').collect();
-    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
-    Some(ticks / hz)
+    let user: f64 = f.get(11)?.parse().ok()?;
+    let sys: f64 = f.get(12)?.parse().ok()?;
+    Some(((user + sys) / hz, sys / hz))
 }
 
 /// Peak resident set of a live process, KiB.
@@ -230,11 +234,23 @@ fn run(args: &Args) -> Result<()> {
             None
         };
         // After the copier exited its last figure stands.
-        let cpu = cpu.or(copier.last().map(|s| s.cpu)).unwrap_or(0.0);
-        copier.push(Sample { t, records, cpu });
+        let (cpu, sys) = cpu
+            .or(copier.last().map(|s| (s.cpu, s.sys)))
+            .unwrap_or((0.0, 0.0));
+        copier.push(Sample {
+            t,
+            records,
+            cpu,
+            sys,
+        });
         for (i, p) in args.pid.iter().enumerate() {
-            let c = cpu_seconds(*p, hz).unwrap_or(0.0);
-            others[i].push(Sample { t, records, cpu: c });
+            let (cpu, sys) = cpu_seconds(*p, hz).unwrap_or((0.0, 0.0));
+            others[i].push(Sample {
+                t,
+                records,
+                cpu,
+                sys,
+            });
         }
         if first_record.is_none() && records > 0 {
             first_record = Some(t);
@@ -257,10 +273,14 @@ fn run(args: &Args) -> Result<()> {
                 .iter()
                 .map(|s| s.last().map_or(0.0, |s| s.cpu))
                 .collect();
+            let brokers_sys: Vec<f64> = others
+                .iter()
+                .map(|s| s.last().map_or(0.0, |s| s.sys))
+                .collect();
             writeln!(
                 f,
                 "{}",
-                json!({"t": t, "records": records, "cpu": cpu, "pids": brokers})
+                json!({"t": t, "records": records, "cpu": cpu, "pids": brokers, "pids_sys": brokers_sys})
             )?;
         }
         let done = records >= args.records;
@@ -300,14 +320,18 @@ fn run(args: &Args) -> Result<()> {
     let (t20, c20) = at(&copier, 0.2 * n, |s| s.cpu).context("no sample at 20 %")?;
     let (t80, c80) = at(&copier, 0.8 * n, |s| s.cpu).context("no sample at 80 %")?;
     let window = t80 - t20;
-    let brokers: Vec<f64> = others
-        .iter()
-        .map(|s| {
-            let a = at(s, 0.2 * n, |s| s.cpu).map_or(0.0, |v| v.1);
-            let b = at(s, 0.8 * n, |s| s.cpu).map_or(0.0, |v| v.1);
-            b - a
-        })
-        .collect();
+    let over_window = |pick: fn(&Sample) -> f64| -> Vec<f64> {
+        others
+            .iter()
+            .map(|s| {
+                let a = at(s, 0.2 * n, pick).map_or(0.0, |v| v.1);
+                let b = at(s, 0.8 * n, pick).map_or(0.0, |v| v.1);
+                b - a
+            })
+            .collect()
+    };
+    let brokers = over_window(|s| s.cpu);
+    let brokers_sys = over_window(|s| s.sys);
     let done_at = copier
         .iter()
         .find(|s| s.records >= args.records)
@@ -331,6 +355,8 @@ fn run(args: &Args) -> Result<()> {
                 "copier_cpu_s_per_gb": (c80 - c20) / win_gb,
                 "pids_cpu_s": brokers,
                 "pids_cpu_s_per_gb": brokers.iter().map(|c| c / win_gb).collect::<Vec<_>>(),
+                "pids_sys_cpu_s": brokers_sys,
+                "pids_sys_cpu_s_per_gb": brokers_sys.iter().map(|c| c / win_gb).collect::<Vec<_>>(),
             },
             "copier_cpu_s": copier.last().map_or(0.0, |s| s.cpu),
             "peak_rss_kib": rss,
