@@ -35,6 +35,7 @@ def window(r, key):
         # Older samplers did not split the kernel's part out.
         return sum(w["pids_sys_cpu_s_per_gb"]) if "pids_sys_cpu_s_per_gb" in w else None
     if key == "target_sys_cpu_s_per_gb":
+        # bench/run.sh passes the pids as source,target.
         v = w.get("pids_sys_cpu_s_per_gb") or []
         return v[-1] if v else None
     return w.get(key)

@@ -11,8 +11,8 @@
 //! Prints one JSON object: the start-up (seconds to the first record on the target, to the
 //! first commit of `--group` on the source), and the window between 20 % and 80 % of the
 //! records (seconds, records/s, MB/s, CPU seconds of the copier and of each pid over it, and
-//! each pid's kernel part, each interpolated between the samples around the window's ends). `--samples FILE` keeps
-//! every sample (JSON lines).
+//! each pid's kernel part, each interpolated between the samples around the window's ends).
+//! `--samples FILE` keeps every sample (JSON lines).
 //!
 //! ```text
 //! cargo run --release --example sample -- --bootstrap 127.0.0.1:9093 --topic copy \
