@@ -57,10 +57,12 @@ fn admin(bootstrap: &str) -> AdminClient<DefaultClientContext> {
         .unwrap_or_else(|e| panic!("admin client for {bootstrap}: {e}"))
 }
 
+/// As long as the other waits here: a freshly started broker on a loaded machine (CI runs the
+/// multi-node tests beside the others) has taken over 10 s to answer CreateTopics.
 fn admin_opts() -> AdminOptions {
     AdminOptions::new()
-        .request_timeout(Some(Duration::from_secs(10)))
-        .operation_timeout(Some(Duration::from_secs(10)))
+        .request_timeout(Some(DEFAULT_TIMEOUT))
+        .operation_timeout(Some(DEFAULT_TIMEOUT))
 }
 
 /// Create `topic` with `partitions` partitions (replication 1) and wait until metadata shows every
