@@ -743,6 +743,54 @@ fn issue_30_a_transient_error_while_a_rewind_reads_the_target_is_ridden_out() {
     assert_exact(&ab, &bb, 2);
 }
 
+/// Regression (issue 30, seen in its CI failure): a run that failed after an abort named the
+/// target partitions of the batches the abort had handled and the rewind sent again
+/// (`deliveries failed to 1 target partition: t[1]`), beside an unrelated error, as if the
+/// target had refused the copy. Here the abort rewinds and copies everything; then the
+/// coordinator fences a later commit.
+#[test]
+fn issue_30_a_later_failure_names_no_partition_an_abort_handled() {
+    let (_a, b, ab, bb) = mock_pair(300);
+    let mut child = Watched::spawn(&eos_args(&ab, &bb, &["-v"]));
+    child.wait_for("the start", Duration::from_secs(60), |said| {
+        said.contains("the target holds positions for")
+    });
+    common::wait_until("the backlog copied", Duration::from_secs(60), || {
+        common::read_all(&bb, "t").len() >= 300
+    });
+    b.cluster().unwrap().request_errors(
+        RDKafkaApiKey::Produce,
+        &[RDKafkaRespErr::RD_KAFKA_RESP_ERR_UNKNOWN],
+    );
+    common::produce(&ab, "t", &kr::records(100, 2, "after"));
+    child.wait_for("the abort's rewind", Duration::from_secs(60), |said| {
+        said.matches("the target holds positions for").count() >= 2
+            || said.contains("kreplicate: error:")
+    });
+    common::wait_until("everything copied", Duration::from_secs(60), || {
+        common::committed(&ab, "g", "t", 2) == vec![200, 200]
+    });
+    b.cluster().unwrap().request_errors(
+        RDKafkaApiKey::EndTxn,
+        &[RDKafkaRespErr::RD_KAFKA_RESP_ERR_PRODUCER_FENCED],
+    );
+    common::produce(&ab, "t", &kr::records(10, 2, "last"));
+    let run = child.wait(Duration::from_secs(60));
+    assert_ne!(run.code, 0, "{run:?}");
+    let failed = run
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("kreplicate: error:"))
+        .unwrap_or_else(|| panic!("no failure line: {}", run.stderr));
+    assert!(failed.contains("took over"), "{failed}");
+    assert!(!failed.contains("deliveries failed"), "{failed}");
+    assert!(
+        run.stderr.contains("aborting the open transaction after"),
+        "{}",
+        run.stderr
+    );
+}
+
 /// Regression (issue 5's review): an abortable error while records were still in flight.
 /// `abort_transaction` waits until every outstanding record's delivery report was served and
 /// serves none itself, so the abort timed out and the run failed instead of rewinding.

@@ -231,6 +231,11 @@ impl Counters {
         };
     }
 
+    /// An exactly-once abort handled every failed delivery so far (its rewind sends them again).
+    pub fn forget_undelivered(&self) {
+        lock(&self.undelivered).clear();
+    }
+
     /// The target partitions with a failed delivery, as `topic[partition]`.
     pub fn undelivered(&self) -> Vec<String> {
         lock(&self.undelivered)

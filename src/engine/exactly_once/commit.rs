@@ -187,10 +187,7 @@ impl ExactlyOnce {
             // The index never stops the copy (issue 18): copies were all delivered before its
             // entries were sent, so the next transaction, without entries, can commit.
             self.drop_index(&r.error);
-            if let Err(e) = self.rewind() {
-                self.failure.fail_with(e);
-            }
-            return;
+            return self.rewind_after_abort();
         }
         if let Some(mut r) = first {
             if r.code.is_some_and(refused_for_good) {
@@ -215,8 +212,16 @@ impl ExactlyOnce {
             ));
             return;
         }
-        if let Err(e) = self.rewind() {
-            self.failure.fail_with(e);
+        self.rewind_after_abort();
+    }
+
+    /// Continues from what the target holds. The rewind sends again what the aborted
+    /// transaction's failed deliveries held, so a run that fails later names a target partition
+    /// only if a delivery to it failed again.
+    fn rewind_after_abort(&mut self) {
+        match self.rewind() {
+            Ok(()) => self.counters.forget_undelivered(),
+            Err(e) => self.failure.fail_with(e),
         }
     }
 
