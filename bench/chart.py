@@ -14,6 +14,7 @@ out = sys.argv[-1]
 res = inputs[0]
 steady = res.get("kind") == "steady"
 summary = {k: v for r in inputs for k, v in r["summary"].items()}
+all_runs = [run for r in inputs for run in r["runs"]]
 modes = []
 for r in inputs:
     modes += [m for m in r["params"]["modes"] if m not in modes]
@@ -35,7 +36,7 @@ height = top + 2 * panel_h + legend_h + 20
 
 def runs_of(combo, mode):
     cs = summary[combo]
-    return [r for r in res["runs"] if r["value_bytes"] == cs["value_bytes"]
+    return [r for r in all_runs if r["value_bytes"] == cs["value_bytes"]
             and r["partitions"] == cs["partitions"] and r["mode"] == mode and r["status"] == "ok"]
 
 

@@ -60,6 +60,7 @@ if failures:
 result = {"when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "kind": "live",
           "params": {"rate": env("BENCH_RATE"), "value_bytes": env("BENCH_SIZE"),
                      "partitions": env("BENCH_PARTITIONS"), "nproc": os.cpu_count(),
+                     "memory": env("BENCH_MEMORY", ""),
                      "loadavg_at_end": os.getloadavg()[0]},
           "runs": runs, "summary": summary, "ok": not failures}
 with open(out_path + ".tmp", "w") as fh:

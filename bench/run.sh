@@ -71,6 +71,9 @@
 #   MM2_PROPS        extra mm2.properties lines for both MM2 modes (e.g. "B.producer.linger.ms=20")
 #   BROKER_SET       extra server.properties lines for both clusters (space-separated key=value)
 #   KAFKA_HEAP_OPTS  the brokers' heap flags [-Xmx512m -Xms512m]
+#   HOLD_MEMORY      1 [default]: on a VM that hands freed memory back to its host (free page
+#                    reporting), keep it for the run and touch WARM_MB [MemAvailable - 3 GiB] once
+#                    (below, "the VM's memory"); 0: leave the machine as it is
 # Exit: 0 all runs verified, 1 otherwise, 2 bad usage.
 set -euo pipefail
 
@@ -115,6 +118,7 @@ MM2_HEAP="${MM2_HEAP:--Xms256m -Xmx2g}"
 MM2_PROPS="${MM2_PROPS:-}"
 BROKER_SET="${BROKER_SET:-}"
 RECORDS="${RECORDS:-}"
+HOLD_MEMORY="${HOLD_MEMORY:-1}"
 
 while (($#)); do
     case "$1" in
@@ -200,6 +204,7 @@ MM2_PID=""
 
 # shellcheck disable=SC2317  # invoked by the EXIT trap
 cleanup() {
+    [ -z "${PAGE_REPORTING_WAS:-}" ] || echo "$PAGE_REPORTING_WAS" >"$PAGE_REPORTING" 2>/dev/null || true
     [ -z "$MM2_PID" ] || { kill "$MM2_PID" 2>/dev/null || true; wait "$MM2_PID" 2>/dev/null || true; }
     for n in bench-a bench-b; do bash "$REPO/scripts/kafka.sh" stop "$n" >/dev/null 2>&1 || true; done
     if [ "$STATUS" = 0 ] && [ "$KEEP" != 1 ]; then
@@ -211,6 +216,37 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+
+# --- the VM's memory ---------------------------------------------------------------------------
+# A VM with free page reporting (virtio-balloon) hands the memory its kernel frees back to the
+# host within seconds, and the next write into it faults it in again: 2.3-2.4 s of kernel CPU per
+# GB on this kind of machine (a 2 GB dd: 4.8 s of system time, 0.38 s when run again at once, 4.8 s
+# again 20 s later). The broker that writes (the target's, appending the copy) pays it whenever
+# the pages it takes were handed back since, so runs of any tool slowed to half speed from one
+# minute to the next. For the run, reporting is turned off (page_reporting_order above the
+# largest order; restored at exit) and WARM_MB is touched once, so every run writes into memory
+# the guest already holds, as a machine of its own does.
+PAGE_REPORTING="/sys/module/page_reporting/parameters/page_reporting_order"
+PAGE_REPORTING_WAS=""
+MEMORY_NOTE="page reporting: left as it is (HOLD_MEMORY=0)"
+if [ "$HOLD_MEMORY" = 1 ]; then
+    if [ ! -e "$PAGE_REPORTING" ]; then
+        MEMORY_NOTE="page reporting: none on this machine"
+    elif ! PAGE_REPORTING_WAS="$(cat "$PAGE_REPORTING")" || ! { echo 11 >"$PAGE_REPORTING"; } 2>/dev/null; then
+        PAGE_REPORTING_WAS=""
+        MEMORY_NOTE="page reporting: on (could not write $PAGE_REPORTING: not root?); slow runs may be the machine's"
+        log "WARNING: $MEMORY_NOTE"
+    else
+        WARM_MB="${WARM_MB:-$(awk '/^MemAvailable:/ { print int($2 / 1024) - 3072 }' /proc/meminfo)}"
+        [[ "$WARM_MB" =~ ^[0-9]+$ ]] || WARM_MB=0
+        MEMORY_NOTE="page reporting: off for the run (page_reporting_order 11, was $PAGE_REPORTING_WAS); $WARM_MB MB touched first"
+        log "$MEMORY_NOTE"
+        # tmpfs: pages written and freed without a disk write.
+        warm="$(mktemp /dev/shm/kreplicate-bench-warm.XXXXXX)"
+        dd if=/dev/zero of="$warm" bs=1M count="$WARM_MB" status=none || log "WARNING: touching $WARM_MB MB failed"
+        rm -f "$warm"
+    fi
+fi
 
 # start_cluster NAME VAR: stores the bootstrap in VAR and the broker's pid in VAR_PID.
 start_cluster() {
@@ -582,7 +618,7 @@ if [ "$LIVE_MODE" = 1 ]; then
     done
     set +e
     BENCH_RATE="$RATE" BENCH_SIZE="$SIZE" BENCH_PARTITIONS="$P" BENCH_MM2_DIR="$WORK" \
-        python3 "$REPO/bench/live_report.py" "$WORK/live.tsv" "$OUT"
+        BENCH_MEMORY="$MEMORY_NOTE" python3 "$REPO/bench/live_report.py" "$WORK/live.tsv" "$OUT"
     STATUS=$?
     set -e
     exit "$STATUS"
@@ -631,13 +667,13 @@ set +e
 BENCH_MODES="$MODES" BENCH_KEY_SIZE="$KEY_SIZE" BENCH_HEADERS="$HEADERS" BENCH_ROUNDS="$ROUNDS" \
 BENCH_LIBRDKAFKA="$LIBRDKAFKA" BENCH_KAFKA="$KAFKA_VERSION" BENCH_JAVA="$JAVA_VERSION" \
 BENCH_MM2_HEAP="$MM2_HEAP" BENCH_MM2_PROPS="$MM2_PROPS" BENCH_CEILING_ARGS="$CEILING_ARGS" \
-BENCH_KR_EXTRA="$KR_EXTRA" BENCH_EOS_EXTRA="$EOS_EXTRA" BENCH_MM2_DIR="$WORK" \
+BENCH_KR_EXTRA="$KR_EXTRA" BENCH_EOS_EXTRA="$EOS_EXTRA" BENCH_MM2_DIR="$WORK" BENCH_MEMORY="$MEMORY_NOTE" \
     python3 "$REPO/bench/report.py" "$ROWS" "${OUT%.json}.runs.json"
 STATUS=$?
 if [ "$STEADY" = 1 ]; then
     # Steady state: the sampler's windows, per-round ratios (the totals above include start-up).
     BENCH_KEY_SIZE="$KEY_SIZE" BENCH_ROUNDS="$ROUNDS" BENCH_MODES="$MODES" BENCH_MM2_DIR="$WORK" \
-    BENCH_LIBRDKAFKA="$LIBRDKAFKA" BENCH_KAFKA="$KAFKA_VERSION" BENCH_JAVA="$JAVA_VERSION" \
+    BENCH_MEMORY="$MEMORY_NOTE" BENCH_LIBRDKAFKA="$LIBRDKAFKA" BENCH_KAFKA="$KAFKA_VERSION" BENCH_JAVA="$JAVA_VERSION" \
         python3 "$REPO/bench/steady_report.py" "$WORK/steady.tsv" "$OUT" || STATUS=1
     [ ! -f "$OUT" ] || python3 "$REPO/bench/chart.py" "$OUT" "${OUT%.json}.svg" || STATUS=1
 else
