@@ -686,6 +686,19 @@ fn issue_5_an_aborted_transaction_reads_a_finished_partition_again() {
     assert_exact(&ab, &bb, 2);
 }
 
+/// A running exactly-once copy (`-v`) on a mock pair, its 300-record backlog copied.
+fn copying_300() -> (MockKafka, MockKafka, String, String, Watched) {
+    let (a, b, ab, bb) = mock_pair(300);
+    let mut child = Watched::spawn(&eos_args(&ab, &bb, &["-v"]));
+    child.wait_for("the start", Duration::from_secs(60), |said| {
+        said.contains("the target holds positions for")
+    });
+    common::wait_until("the backlog copied", Duration::from_secs(60), || {
+        common::read_all(&bb, "t").len() >= 300
+    });
+    (a, b, ab, bb, child)
+}
+
 /// Regression (issue 30, a CI failure of the rolling-restart test): after an abort, the rewind
 /// reads where to resume from the target, and the first error its reader met failed the run:
 /// `reading target topic orders.exactly-once: Message consumption error:
@@ -697,14 +710,7 @@ fn issue_5_an_aborted_transaction_reads_a_finished_partition_again() {
 /// application.
 #[test]
 fn issue_30_a_transient_error_while_a_rewind_reads_the_target_is_ridden_out() {
-    let (_a, b, ab, bb) = mock_pair(300);
-    let mut child = Watched::spawn(&eos_args(&ab, &bb, &["-v"]));
-    child.wait_for("the start", Duration::from_secs(60), |said| {
-        said.contains("the target holds positions for")
-    });
-    common::wait_until("the backlog copied", Duration::from_secs(60), || {
-        common::read_all(&bb, "t").len() >= 300
-    });
+    let (_a, b, ab, bb, mut child) = copying_300();
     // The copy fetches from the source only: the target's next fetch is the rewind's.
     let cluster = b.cluster().unwrap();
     cluster.request_errors(
@@ -750,14 +756,7 @@ fn issue_30_a_transient_error_while_a_rewind_reads_the_target_is_ridden_out() {
 /// coordinator fences a later commit.
 #[test]
 fn issue_30_a_later_failure_names_no_partition_an_abort_handled() {
-    let (_a, b, ab, bb) = mock_pair(300);
-    let mut child = Watched::spawn(&eos_args(&ab, &bb, &["-v"]));
-    child.wait_for("the start", Duration::from_secs(60), |said| {
-        said.contains("the target holds positions for")
-    });
-    common::wait_until("the backlog copied", Duration::from_secs(60), || {
-        common::read_all(&bb, "t").len() >= 300
-    });
+    let (_a, b, ab, _bb, mut child) = copying_300();
     b.cluster().unwrap().request_errors(
         RDKafkaApiKey::Produce,
         &[RDKafkaRespErr::RD_KAFKA_RESP_ERR_UNKNOWN],
