@@ -219,13 +219,13 @@ trap 'exit 143' TERM
 
 # --- the VM's memory ---------------------------------------------------------------------------
 # A VM with free page reporting (virtio-balloon) hands the memory its kernel frees back to the
-# host within seconds, and the next write into it faults it in again: 2.3-2.4 s of kernel CPU per
-# GB on this kind of machine (a 2 GB dd: 4.8 s of system time, 0.38 s when run again at once, 4.8 s
-# again 20 s later). The broker that writes (the target's, appending the copy) pays it whenever
-# the pages it takes were handed back since, so runs of any tool slowed to half speed from one
-# minute to the next. For the run, reporting is turned off (page_reporting_order above the
-# largest order; restored at exit) and WARM_MB is touched once, so every run writes into memory
-# the guest already holds, as a machine of its own does.
+# host within seconds, and the next write into it faults it in again: 2.4 s of kernel CPU per GB
+# on this kind of machine against 0.2-0.4 s (bench/page_reporting.sh measures it with dd). The
+# broker that writes (the target's, appending the copy) pays it whenever the pages it takes were
+# handed back since, so runs of any tool slowed to half speed from one minute to the next. For
+# the run, reporting is turned off (page_reporting_order above the largest order; restored at
+# exit) and WARM_MB is touched once, so every run writes into memory the guest already holds, as
+# a machine of its own does.
 PAGE_REPORTING="/sys/module/page_reporting/parameters/page_reporting_order"
 PAGE_REPORTING_WAS=""
 MEMORY_NOTE="page reporting: left as it is (HOLD_MEMORY=0)"
