@@ -14,8 +14,9 @@ mod commit;
 mod deliveries;
 mod discovery;
 mod resume;
+mod tail;
 
-pub(crate) use resume::checkpoints;
+pub(crate) use tail::checkpoints;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
