@@ -137,7 +137,8 @@ while (($#)); do
         *) echo "bench: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
-for v in KEY_SIZE HEADERS ROUNDS MB_PER_RUN ${RECORDS:+RECORDS}; do
+[[ "$HOLD_MEMORY" =~ ^[01]$ ]] || { echo "bench: HOLD_MEMORY must be 0 or 1, got '$HOLD_MEMORY'" >&2; exit 2; }
+for v in KEY_SIZE HEADERS ROUNDS MB_PER_RUN ${RECORDS:+RECORDS} ${WARM_MB:+WARM_MB}; do
     [[ "${!v}" =~ ^[0-9]+$ ]] || { echo "bench: $v must be a number, got '${!v}'" >&2; exit 2; }
 done
 read -r -a SIZE_LIST <<<"$SIZES"
@@ -237,8 +238,8 @@ if [ "$HOLD_MEMORY" = 1 ]; then
         MEMORY_NOTE="page reporting: on (could not write $PAGE_REPORTING: not root?); slow runs may be the machine's"
         log "WARNING: $MEMORY_NOTE"
     else
-        WARM_MB="${WARM_MB:-$(awk '/^MemAvailable:/ { print int($2 / 1024) - 3072 }' /proc/meminfo)}"
-        [[ "$WARM_MB" =~ ^[0-9]+$ ]] || WARM_MB=0
+        # Less than 3 GiB available: nothing touched.
+        WARM_MB="${WARM_MB:-$(awk '/^MemAvailable:/ { n = int($2 / 1024) - 3072; print (n > 0 ? n : 0) }' /proc/meminfo)}"
         MEMORY_NOTE="page reporting: off for the run (page_reporting_order 11, was $PAGE_REPORTING_WAS); $WARM_MB MB touched first"
         log "$MEMORY_NOTE"
         # tmpfs: pages written and freed without a disk write.
