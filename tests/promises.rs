@@ -245,6 +245,43 @@ fn issue_17_a_group_coordinator_still_loading_is_waited_for() {
     }
 }
 
+/// Regression (issue 30, a CI failure of the killed-leader test): on a loaded three-node
+/// cluster a run's read of the group's committed positions came back from librdkafka as a
+/// local timeout (its request to a slow coordinator timed out) 3 s into a 30 s `--timeout`,
+/// and the run exited 1: `cannot read the group's committed positions on the source: Meta data
+/// fetch error: OperationTimedOut`. Here the source answers the first OffsetFetch after 4 s and
+/// the client gives a request 1.6 s (`socket.timeout.ms`): the run asks again, within
+/// `--timeout`, under each guarantee, joined to the group or not.
+#[test]
+fn issue_30_a_group_position_read_timed_out_early_is_asked_again() {
+    for (guarantee, extra) in [
+        ("at-least-once", &[][..]),
+        ("at-least-once", &["--shard", "1/1"][..]),
+        ("exactly-once", &[][..]),
+    ] {
+        let (a, _b, ab, bb) = common::mock_pair("t", 2, &kr::records(40, 2, "c"));
+        a.answer_next(
+            1,
+            RDKafkaApiKey::OffsetFetch,
+            RDKafkaRespErr::RD_KAFKA_RESP_ERR_NO_ERROR,
+            Duration::from_secs(4),
+        )
+        .unwrap();
+        let mut args = vec!["-X", "socket.timeout.ms=1600", "-vv"];
+        args.extend_from_slice(extra);
+        let run = kr::run(&kr::caught_up_args(&ab, &bb, "t", "g", guarantee, &args));
+        assert_eq!(run.code, 0, "{guarantee} {extra:?}: {run:?}");
+        assert_eq!(run.json()["records"], 40, "{guarantee} {extra:?}");
+        // The fault landed: the client timed the first request out, and the run asked again.
+        let again = "reading the group's committed positions: Meta data fetch error: OperationTimedOut (Local: Timed out); asking again";
+        assert!(
+            run.stderr.contains(again),
+            "{guarantee} {extra:?}: {}",
+            run.stderr
+        );
+    }
+}
+
 /// The guide's promise that exactly-once sets `transaction.timeout.ms` above the sum of
 /// `--txn-max-time` and `--delivery-timeout`, checked on the broker: its transaction
 /// coordinator describes the run's transactional id with that timeout (librdkafka's default,

@@ -14,7 +14,8 @@ use crate::options::StartPosition;
 /// The group's committed positions for `tpl`, asked again while the group's coordinator is
 /// loading or moving (a cluster just started, a coordinator failing over: NOT_COORDINATOR and
 /// the like, which librdkafka hands back as they are; or its node restarting, a lost
-/// connection), until `timeout` has passed.
+/// connection; or a request to a slow coordinator timed out by the client, `socket.timeout.ms`,
+/// before `timeout`), until `timeout` has passed.
 pub(crate) fn committed_positions<C: ConsumerContext>(
     consumer: &BaseConsumer<C>,
     tpl: &TopicPartitionList,
@@ -34,9 +35,11 @@ pub(crate) fn committed_positions<C: ConsumerContext>(
                                 | RDKafkaErrorCode::CoordinatorLoadInProgress
                                 | RDKafkaErrorCode::BrokerTransportFailure
                                 | RDKafkaErrorCode::RequestTimedOut
+                                | RDKafkaErrorCode::OperationTimedOut
                         )
                     ) =>
             {
+                log::debug!("reading the group's committed positions: {e}; asking again");
                 std::thread::sleep(Duration::from_millis(100));
             }
             done => return done,

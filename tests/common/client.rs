@@ -559,11 +559,15 @@ pub fn ends(bootstrap: &str, topic: &str, partitions: i32, isolation: &str) -> V
     (0..partitions)
         .map(|p| loop {
             // A broker may answer NotLeaderForPartition for a moment after its metadata named
-            // it leader (a topic just created, a leader just moved): wait for it to serve.
+            // it leader (a topic just created, a leader just moved): wait for it to serve. A
+            // fresh client's first metadata may not list the partition yet (UnknownPartition,
+            // librdkafka's own: seen once on a loaded CI machine after a run was killed).
             match c.fetch_watermarks(topic, p, DEFAULT_TIMEOUT) {
                 Ok((_, end)) => break end,
                 Err(KafkaError::MetadataFetch(
-                    RDKafkaErrorCode::NotLeaderForPartition | RDKafkaErrorCode::LeaderNotAvailable,
+                    RDKafkaErrorCode::NotLeaderForPartition
+                    | RDKafkaErrorCode::LeaderNotAvailable
+                    | RDKafkaErrorCode::UnknownPartition,
                 )) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(100)),
                 Err(e) => panic!("watermarks of {topic}[{p}] on {bootstrap}: {e}"),
             }
