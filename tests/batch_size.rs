@@ -36,28 +36,46 @@ fn records(bootstrap: &str, topic: &str) -> Vec<Rec> {
         .collect()
 }
 
-/// Copies `source` to `targets` under each guarantee and checks every record arrived once.
+/// Copies `source` to `targets` under each guarantee and checks every record arrived:
+/// exactly once under exactly-once; at least once under at-least-once, whose group may lose
+/// its assignment on a loaded machine (a 2 s session) and copy again from its last commit
+/// (seen once in CI: 11.7 s for the copy, the count not kept).
 fn copy_both(a: &str, b: &str, source: &str, targets: [&str; 2], extra: &[&str]) {
     let want = records(a, source);
     assert_eq!(want.len(), RECORDS);
     let mut failed = Vec::new();
     for (guarantee, target) in ["at-least-once", "exactly-once"].into_iter().zip(targets) {
+        let once = guarantee == "exactly-once";
         let group = common::unique("g-batch");
         let rename = target.replacen(source, "{topic}", 1);
         let mut args = kr::caught_up_args(a, b, source, &group, guarantee, extra);
         args.extend(["--rename", &rename]);
         let run = kr::run(&args);
         let json = run.json();
-        if run.code != 0 || json["records"] != RECORDS || json["unstamped"] != 0 {
-            failed.push(format!("{guarantee}: exit {}: {}", run.code, json["error"]));
+        let copied = json["records"].as_u64().unwrap_or(0) as usize;
+        let counted = if once {
+            copied == RECORDS
+        } else {
+            copied >= RECORDS
+        };
+        if run.code != 0 || !counted || json["unstamped"] != 0 {
+            failed.push(format!(
+                "{guarantee}: exit {}, {copied} records, {} unstamped: {}: {}",
+                run.code, json["unstamped"], json["error"], run.stderr
+            ));
             continue;
         }
-        eprintln!("{guarantee}: {RECORDS} records in {}s", json["seconds"]);
+        eprintln!("{guarantee}: {copied} records in {}s", json["seconds"]);
         let limit = common::topic_configs(b, target)
             .get("max.message.bytes")
             .cloned();
         assert_eq!(limit.as_deref(), Some(LIMIT), "{guarantee}");
-        let got = records(b, target);
+        let mut got = records(b, target);
+        if !once {
+            // Copies again keep their order: the first copy of each record stands for it.
+            let mut seen = std::collections::HashSet::new();
+            got.retain(|r| seen.insert((r.partition, r.key.clone())));
+        }
         if got != want {
             failed.push(format!(
                 "{guarantee}: {} of {} records, or different",
