@@ -23,9 +23,10 @@
 //!    consumer requests), which takes the run's vocabulary from `options`; `config` turns
 //!    `cli` flags and the YAML into `options` by one rule (`config::setting`); `cli` imports
 //!    only `options`; `copy_flags` reads `cli` to name misplaced copy flags.
-//! 5. `error`, `lines`, `offsets`, `origin`, `partmap`, `shard`, `stop`, `suggest`, `table`,
-//!    `throttle`, `tick`, `mock`, `trail` — leaves import nothing of the crate but other
-//!    leaves; `lines` prints a line on stderr above the progress bar.
+//! 5. `error`, `exit`, `lines`, `offsets`, `origin`, `partmap`, `shard`, `stop`, `suggest`,
+//!    `table`, `throttle`, `tick`, `mock`, `trail` — leaves import nothing of the crate but
+//!    other leaves; `lines` prints a line on stderr above the progress bar; `exit` joins the
+//!    threads that use librdkafka clients before the process exits.
 //!
 //! Unit tests end their module (`mod tests`); past 450 lines it is a folder with a `tests.rs`.
 
@@ -36,6 +37,7 @@ mod copy_flags;
 mod demo;
 mod engine;
 pub mod error;
+mod exit;
 mod groups;
 mod kafka;
 mod lines;
@@ -77,7 +79,8 @@ use engine::Replicator;
 use error::{Error, Exit};
 use report::{Counters, Identity, Status, Summary};
 
-/// Parses arguments, runs, prints, and returns the process exit code.
+/// Parses arguments, runs, prints, and returns the process exit code: the process's whole
+/// life, called once from `main` (on its way out it joins the helper threads, see `exit`).
 pub fn run_cli<I, T>(args: I) -> Exit
 where
     I: IntoIterator<Item = T>,
@@ -127,7 +130,9 @@ where
             e.exit()
         }
     };
-    topics::wait_for_drops();
+    if !exit::settle() {
+        exit::now(exit.code());
+    }
     exit
 }
 
@@ -310,7 +315,7 @@ fn watch_signals(s: Signals) -> Result<(), Error> {
                 if let Some(who) = &s.json {
                     print_json(&Summary::interrupted(who, s.started));
                 }
-                std::process::exit(Exit::Interrupted.code().into());
+                exit::now(Exit::Interrupted.code());
             }
             if !s.copying.load(Ordering::SeqCst) {
                 progress::say(
@@ -322,7 +327,8 @@ fn watch_signals(s: Signals) -> Result<(), Error> {
                 if let Some(who) = &s.json {
                     print_json(&Summary::stopped_before_copying(who, s.started));
                 }
-                std::process::exit(Exit::Done.code().into());
+                // The checks' threads are still at work: no exit handler may run under them.
+                exit::now(Exit::Done.code());
             }
             progress::say(
                 "kreplicate: stopping: flushing, verifying and committing (signal again to exit at once)",

@@ -5,13 +5,25 @@
 use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
-#[derive(Default)]
 pub struct Stop {
     raised: Mutex<bool>,
     wake: Condvar,
 }
 
+impl Default for Stop {
+    fn default() -> Self {
+        Stop::new()
+    }
+}
+
 impl Stop {
+    pub const fn new() -> Stop {
+        Stop {
+            raised: Mutex::new(false),
+            wake: Condvar::new(),
+        }
+    }
+
     pub fn raise(&self) {
         *self.raised.lock().unwrap_or_else(PoisonError::into_inner) = true;
         self.wake.notify_all();

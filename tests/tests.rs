@@ -47,6 +47,8 @@ mod eos_abort;
 mod eos_resume;
 /// the crash campaign, fencing, transaction faults (Kafka: own and shared; mock)
 mod exactly_once;
+/// every way out of the process ends with its exit code, never a signal, on a busy machine (Kafka: shared)
+mod exits;
 /// target faults: produce errors, a broker down, frozen, or its requests held by a proxy (mock; Kafka: own)
 mod faults;
 /// a named flow's own default group, client id and run_info label (Kafka: shared)

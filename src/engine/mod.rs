@@ -17,6 +17,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
+use crate::exit;
 use crate::kafka;
 use crate::options::{Guarantee, RunOptions};
 use crate::preflight;
@@ -68,6 +69,39 @@ fn wait_for_a_topic(opts: &RunOptions, counters: &Counters) -> Result<()> {
     Ok(())
 }
 
+/// The source consumer's group protocol, decided alike for a run and for `plan` (issue 41:
+/// `plan` said a run would start that refused a static member under KIP-848's protocol).
+/// Whether the source offers KIP-848 is asked while both clusters are checked: a connection
+/// and two round trips that would otherwise come before the join.
+pub struct GroupProtocol(Option<exit::Task<Option<bool>>>);
+
+impl GroupProtocol {
+    /// Starts asking the source, where the run joins a group and the answer matters.
+    pub fn probe(opts: &RunOptions) -> GroupProtocol {
+        let ask = joins(opts) && kafka::needs_offer(&opts.from);
+        GroupProtocol(ask.then(|| {
+            let (from, timeout) = (opts.from.clone(), opts.timeout);
+            exit::spawn("protocol probe", move || {
+                topics::consumer_protocol_offered(&from, timeout)
+            })
+        }))
+    }
+
+    /// The protocol the run's consumer joins with (none for a run that joins no group); a
+    /// usage error where the user's properties cannot work with it.
+    pub fn choose(self, opts: &RunOptions) -> Result<Option<&'static str>> {
+        let offered = self.0.and_then(|p| p.join().flatten());
+        joins(opts)
+            .then(|| kafka::choose_group_protocol(&opts.from, offered))
+            .transpose()
+    }
+}
+
+/// Whether the run joins the source group (exactly-once and `--shard` assign partitions).
+fn joins(opts: &RunOptions) -> bool {
+    opts.guarantee != Guarantee::ExactlyOnce && opts.shard.is_none()
+}
+
 /// A run that passed every check and is ready to copy.
 pub struct Replicator {
     engine: Engine,
@@ -87,23 +121,13 @@ impl Replicator {
     /// topics when asked) and builds the clients. Any error is a usage error: nothing was
     /// consumed, produced or committed.
     pub fn prepare(opts: &RunOptions, counters: Arc<Counters>) -> Result<Self> {
-        // Bad properties are refused before anything connects.
-        kafka::consumer_config(opts)?;
-        kafka::producer_config(opts)?;
-        // Whether the source offers KIP-848 is asked while both clusters are checked: a
-        // connection and two round trips that would otherwise come before the join.
-        let joins = opts.guarantee != Guarantee::ExactlyOnce && opts.shard.is_none();
-        let probe = (joins && kafka::needs_offer(&opts.from)).then(|| {
-            let (from, timeout) = (opts.from.clone(), opts.timeout);
-            std::thread::spawn(move || topics::consumer_protocol_offered(&from, timeout))
-        });
+        // Bad properties are refused before anything connects or any thread starts.
+        kafka::check_properties(opts)?;
+        let probe = GroupProtocol::probe(opts);
         wait_for_a_topic(opts, &counters)?;
         let found = preflight::inspect(opts)?;
         // Decided before anything is written: a refused protocol is bad input (issue 31).
-        let offered = probe.and_then(|p| p.join().ok().flatten());
-        let protocol = joins
-            .then(|| kafka::choose_group_protocol(&opts.from, offered))
-            .transpose()?;
+        let protocol = probe.choose(opts)?;
         let mut opts = opts.clone();
         let settled = match found.refusal {
             Some(_) => positions::Settled::default(),
@@ -153,7 +177,7 @@ impl Replicator {
         if let Some(later) = later {
             // Config drift is advice: reported while the copy starts, never delaying it.
             let (opts, counters) = (opts.clone(), counters.clone());
-            std::thread::spawn(move || {
+            exit::spawn("config drift", move || {
                 for w in later.warnings(&opts) {
                     counters.notice(w);
                 }

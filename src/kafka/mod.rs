@@ -200,9 +200,11 @@ pub fn consumer_config(opts: &RunOptions) -> Result<ClientConfig, Error> {
     );
     match opts.guarantee {
         Guarantee::None => {
-            // Offsets are stored as records are read and committed in the background.
+            // Committed in the background, but stored only once a record is handed to the
+            // producer: librdkafka's own store, at `poll`, covered records held back by the
+            // rate limit's read-ahead or a stop, which a clean stop then lost (issue 41).
             c.set("enable.auto.commit", "true");
-            c.set("enable.auto.offset.store", "true");
+            c.set("enable.auto.offset.store", "false");
         }
         _ => {
             for (k, v) in safe {
@@ -211,6 +213,15 @@ pub fn consumer_config(opts: &RunOptions) -> Result<ClientConfig, Error> {
         }
     }
     Ok(c)
+}
+
+/// Refuses bad client properties of a copy run, before anything connects: the guarantee's
+/// own settings, misspelt keys and SASL credentials a protocol would not use.
+pub fn check_properties(opts: &RunOptions) -> Result<(), Error> {
+    consumer_config(opts)?;
+    producer_config(opts)?;
+    validate(&opts.from, "source")?;
+    validate(&opts.to, "target")
 }
 
 /// The target producer.

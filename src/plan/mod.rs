@@ -21,7 +21,7 @@ use rdkafka::{Offset, TopicPartitionList};
 use self::report::{PartitionPlan, Plan};
 use crate::cli::CopyArgs;
 use crate::config;
-use crate::engine::positions;
+use crate::engine::{positions, GroupProtocol};
 use crate::error::{Error, Exit, Result};
 use crate::kafka;
 use crate::options::{Guarantee, RunOptions};
@@ -34,9 +34,13 @@ pub fn run(args: &CopyArgs) -> Result<Exit> {
     let file = config::load(&args.ends)?;
     let mut opts = config::resolve(args, &file)?;
     // A real run refuses bad client properties before it connects.
-    kafka::consumer_config(&opts)?;
-    kafka::producer_config(&opts)?;
+    kafka::check_properties(&opts)?;
+    let probe = GroupProtocol::probe(&opts);
     let mut found = preflight::inspect(&opts)?;
+    // The run refuses a protocol before anything else it decides.
+    if let Err(e) = probe.choose(&opts) {
+        found.refusal = Some(e.to_string());
+    }
     found.compare_configs(&opts)?;
     // As a run would: the group named, its positions checked (nothing committed).
     let (source_id, target_id) = found.reported_ids();

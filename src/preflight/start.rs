@@ -8,7 +8,6 @@ use std::collections::BTreeMap;
 use super::admission::{self, admit, Ground, Verdict};
 use crate::acl::sync::{self as acl_sync, AclPlan};
 use crate::error::{Error, Result};
-use crate::kafka;
 use crate::options::{ClusterSpec, RunOptions};
 use crate::origin::Stamp;
 use crate::topics::drift::{compare_configs, LaterDrift};
@@ -85,10 +84,8 @@ impl Inspection {
 
 /// Reads both clusters and decides what a run would do; writes nothing. An unreachable
 /// cluster is an error (exit 1); selection errors are usage errors.
+/// The caller checked the properties first ([`crate::kafka::check_properties`]).
 pub fn inspect(opts: &RunOptions) -> Result<Inspection> {
-    // A misspelt property is refused before either cluster is waited for.
-    kafka::validate(&opts.from, "source")?;
-    kafka::validate(&opts.to, "target")?;
     // Both clusters at once: each answer takes a connection setup and a round trip.
     let (source, target) = std::thread::scope(|s| {
         let target = s.spawn(|| metadata(&opts.to, "target", "--to", opts.timeout));

@@ -4,8 +4,6 @@
 use std::collections::HashMap;
 use std::mem::ManuallyDrop;
 use std::ops::Deref;
-use std::sync::{Mutex, PoisonError};
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use rdkafka::admin::{AdminClient, AdminOptions, ConfigSource, ResourceSpecifier};
@@ -17,13 +15,11 @@ use crate::error::Result;
 use crate::kafka;
 use crate::options::ClusterSpec;
 
-/// An admin client that is destroyed on a thread of its own. rust-rdkafka's `AdminClient`
-/// joins its polling thread when dropped, and that thread polls in 100 ms slices: a run's
-/// checks drop half a dozen clients one after the other, which cost its start 0.5 s.
+/// An admin client that is destroyed on a thread of its own (joined on the way out, see
+/// `exit`). rust-rdkafka's `AdminClient` joins its polling thread when dropped, and that thread
+/// polls in 100 ms slices: a run's checks drop half a dozen clients one after the other,
+/// which cost its start 0.5 s.
 pub struct Admin(ManuallyDrop<AdminClient<DefaultClientContext>>);
-
-/// The threads destroying clients, joined by [`wait_for_drops`].
-static DROPPING: Mutex<Vec<JoinHandle<()>>> = Mutex::new(Vec::new());
 
 impl Deref for Admin {
     type Target = AdminClient<DefaultClientContext>;
@@ -38,24 +34,7 @@ impl Drop for Admin {
         // SAFETY: the client is taken once, here, and `self.0` is not used again.
         let client = unsafe { ManuallyDrop::take(&mut self.0) };
         // Should the thread not start, the closure and the client drop here.
-        let Ok(thread) = std::thread::Builder::new()
-            .name("admin drop".into())
-            .spawn(move || drop(client))
-        else {
-            return;
-        };
-        let mut dropping = DROPPING.lock().unwrap_or_else(PoisonError::into_inner);
-        dropping.retain(|t| !t.is_finished());
-        dropping.push(thread);
-    }
-}
-
-/// Waits until every dropped admin client is destroyed: called before the process exits, so
-/// that no client is torn down (its TLS state included) while the process is.
-pub fn wait_for_drops() {
-    let threads = std::mem::take(&mut *DROPPING.lock().unwrap_or_else(PoisonError::into_inner));
-    for thread in threads {
-        let _ = thread.join();
+        crate::exit::spawn("admin drop", move || drop(client));
     }
 }
 
@@ -66,13 +45,27 @@ pub fn admin(spec: &ClusterSpec, side: &str) -> Result<Admin> {
         .map_err(|e| kafka::creation_error(side, e))
 }
 
-/// Runs an admin future to completion on a private runtime, bounded by `timeout`.
+/// Runs an admin future to completion on a private runtime, bounded by `timeout`; given up
+/// once the process is on its way out.
 pub fn block_on<F: std::future::Future>(fut: F, timeout: Duration) -> Option<F::Output> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .build()
         .ok()?;
-    rt.block_on(async { tokio::time::timeout(timeout, fut).await.ok() })
+    rt.block_on(async {
+        let answer = tokio::time::timeout(timeout, fut);
+        tokio::pin!(answer);
+        loop {
+            tokio::select! {
+                done = &mut answer => return done.ok(),
+                () = tokio::time::sleep(crate::exit::STEP) => {
+                    if crate::exit::closing() {
+                        return None;
+                    }
+                }
+            }
+        }
+    })
 }
 
 /// Whether the cluster's group coordinator offers KIP-848's consumer group protocol, from one
@@ -82,7 +75,18 @@ pub fn block_on<F: std::future::Future>(fut: F, timeout: Duration) -> Option<F::
 /// authorised).
 pub fn consumer_protocol_offered(spec: &ClusterSpec, timeout: Duration) -> Option<bool> {
     let admin = admin(spec, "source").ok()?;
-    let metadata = admin.inner().fetch_metadata(None, timeout).ok()?;
+    // In steps: a source that does not answer must not hold up the way out of a refusal
+    // (a step long enough for a loaded broker's first answer).
+    const STEP: Duration = Duration::from_millis(500);
+    let deadline = std::time::Instant::now() + timeout;
+    let metadata = loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match admin.inner().fetch_metadata(None, left.min(STEP)) {
+            Ok(m) => break m,
+            Err(_) if left > STEP && !crate::exit::closing() => continue,
+            Err(_) => return None,
+        }
+    };
     let broker = metadata.brokers().first()?.id();
     let opts = AdminOptions::new().request_timeout(Some(timeout));
     let specs = [ResourceSpecifier::Broker(broker)];

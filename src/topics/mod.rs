@@ -26,7 +26,7 @@ pub mod loops;
 pub(crate) mod realise;
 pub(crate) mod txn_limit;
 
-pub use admin::{consumer_protocol_offered, wait_for_drops};
+pub use admin::consumer_protocol_offered;
 pub use awaited::any_selected;
 pub use changes::{AddedPartitions, CreatedTopic, TargetChanges};
 pub use drift::{config_differences, TopicDrift};
@@ -151,22 +151,19 @@ pub fn metadata(
                 spec.name
             )));
         }
+        // One reading of the clock decides both: read twice, a busy machine could pass the
+        // deadline between them and print "retrying, 0 s left" before the error (issue 41).
+        let now = Instant::now();
         match answer {
             Ok(topics) => break Ok(topics),
-            Err(e) if Instant::now() >= deadline => break Err(e),
+            Err(e) if now >= deadline => break Err(e),
             Err(_) => {
                 // Say what the run waits for, and why, every few seconds: the display only
                 // shows that it checks the clusters.
                 let every = (timeout / 6).max(TELL_WAIT_EVERY);
-                if told.unwrap_or(started).elapsed() >= every {
-                    let now = Instant::now();
+                if let Some(left) = tell_wait(told.unwrap_or(started), now, deadline, every) {
                     told = Some(now);
-                    crate::lines::say(&waiting_line(
-                        side,
-                        spec,
-                        client.context().kind(),
-                        deadline.saturating_duration_since(now),
-                    ));
+                    crate::lines::say(&waiting_line(side, spec, client.context().kind(), left));
                 }
             }
         }
@@ -185,6 +182,15 @@ pub fn metadata(
 /// How often, at least, a run waiting for a cluster says so: about five times per
 /// `--timeout`, and not at all within 2 s (a broker that answers late is no news).
 const TELL_WAIT_EVERY: Duration = Duration::from_secs(2);
+
+/// Whether a run waiting for a cluster says so at `now` (it last said so, or started, at
+/// `since`), and the time left to say: nothing within a second of the deadline, where the
+/// error line follows instead and a retry notice would promise a retry that never comes.
+fn tell_wait(since: Instant, now: Instant, deadline: Instant, every: Duration) -> Option<Duration> {
+    let left = deadline.saturating_duration_since(now);
+    (now.saturating_duration_since(since) >= every && left >= Duration::from_secs(1))
+        .then_some(left)
+}
 
 /// `kreplicate: target 127.0.0.1:19399: connection refused, retrying, 25 s left`.
 fn waiting_line(side: &str, spec: &ClusterSpec, kind: &str, left: Duration) -> String {
@@ -300,6 +306,32 @@ pub(crate) fn same_cluster(opts: &RunOptions, ids: &(Option<String>, Option<Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn issue_41_no_retry_notice_within_a_second_of_the_deadline() {
+        let started = Instant::now();
+        let every = Duration::from_secs(2);
+        // `--timeout 2s`: the deadline was taken a moment before `started`.
+        let deadline = started + Duration::from_secs(2) - Duration::from_micros(50);
+        let at = |ms: u64| started + Duration::from_millis(ms);
+        assert_eq!(tell_wait(started, at(1_900), deadline, every), None);
+        // The second fresh-clone failure: past `every`, a hair before the deadline.
+        assert_eq!(
+            tell_wait(
+                started,
+                deadline - Duration::from_micros(1),
+                deadline,
+                every
+            ),
+            None
+        );
+        let long = started + Duration::from_secs(30);
+        assert_eq!(
+            tell_wait(started, at(5_000), long, Duration::from_secs(5)),
+            Some(Duration::from_secs(25))
+        );
+        assert_eq!(tell_wait(started, at(29_500), long, every), None);
+    }
 
     #[test]
     fn issue_22_create_topics_says_what_it_created() {

@@ -23,6 +23,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
+use rdkafka::consumer::Consumer;
 use rdkafka::message::{BorrowedMessage, Message};
 use rdkafka::producer::Producer;
 
@@ -372,6 +373,8 @@ impl Acked {
                 // Came from the target: done without copying, so the position moves past it.
                 let _ = part.tracker.acked(offset);
                 self.shared.counters.skipped.fetch_add(1, Ordering::Relaxed);
+                drop(st);
+                self.handed_over(msg);
                 return;
             }
         }
@@ -379,8 +382,11 @@ impl Acked {
         let headers = target::headers_for(msg, source, stamp, &mut self.origin.borrow_mut());
         let give_up = || stop.load(Ordering::Relaxed) || self.shared.lock().failure.is_set();
         let sent = target::send_copy(&self.producer, (msg, target, headers), offset, give_up);
-        if sent.as_ref().is_ok_and(|unstamped| *unstamped) {
-            self.unstamped(source, partition, offset);
+        if let Ok(unstamped) = sent {
+            self.handed_over(msg);
+            if unstamped {
+                self.unstamped(source, partition, offset);
+            }
         }
         if let Err(NotSent::Refused(e)) = sent {
             let mut st = self.shared.lock();
@@ -390,6 +396,23 @@ impl Acked {
             st.failure.fail(format!(
                 "cannot produce {source}[{partition}] offset {offset} to {target}: {e}"
             ));
+        }
+    }
+
+    /// Under `none`, a record handed to the producer (or skipped) may be committed: its
+    /// position is stored for librdkafka's auto-commit (at-least-once commits what the
+    /// target acknowledged instead). A record read but never handed over stays uncommitted.
+    fn handed_over(&self, msg: &BorrowedMessage<'_>) {
+        if self.opts.guarantee == crate::options::Guarantee::None {
+            // Fails only for a partition no longer assigned: not ours to commit.
+            if let Err(e) = self.consumer.store_offset_from_message(msg) {
+                log::debug!(
+                    "not storing {}[{}] offset {}: {e}",
+                    msg.topic(),
+                    msg.partition(),
+                    msg.offset()
+                );
+            }
         }
     }
 

@@ -83,7 +83,7 @@ impl Acked {
         let (timeout, counters) = (self.opts.timeout, self.shared.counters.clone());
         let me = source::member_id(&*self.consumer);
         let protocol = self.consumer.context().protocol;
-        std::thread::spawn(move || {
+        crate::exit::spawn("explain wait", move || {
             let Ok(admin) = kafka::admin_config(&from).create::<rdkafka::consumer::BaseConsumer>()
             else {
                 return;

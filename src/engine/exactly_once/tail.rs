@@ -66,8 +66,11 @@ fn read_tail(
     parts: &[(&str, i32)],
     tail: i64,
 ) -> Result<HashMap<i32, (Vec<Option<Vec<u8>>>, bool)>> {
-    // Empty partitions answer only after fetch.wait.max.ms.
+    // Empty partitions answer only after fetch.wait.max.ms. A position outside the log is an
+    // error, never a jump to its end: that read as "the target holds nothing of ours" and
+    // copied a trimmed partition again (issue 41).
     let reader: BaseConsumer = kafka::reader_config(to, group, &[("fetch.wait.max.ms", "10")])
+        .set("auto.offset.reset", "error")
         .create()
         .map_err(|e| Error::failed(format!("target reader: {e}")))?;
     // Metadata first: left to source::assign(), librdkafka 2.12's first metadata request went to
@@ -75,9 +78,19 @@ fn read_tail(
     reader
         .fetch_metadata(Some(target), timeout)
         .map_err(|e| Error::failed(format!("cannot read the target {target}: {e}")))?;
+    // The window starts inside the log: at its start when the log is shorter than the tail
+    // (a trimmed partition, or retention on a quiet one), which then covers all of it.
     let mut tpl = TopicPartitionList::new();
+    let mut covered = HashMap::new();
     for (_, p) in parts {
-        tpl.add_partition_offset(target, *p, Offset::OffsetTail(tail))
+        let (low, high) = source::watermarks(&reader, target, *p, timeout).map_err(|e| {
+            Error::failed(format!(
+                "cannot read the bounds of target {target}[{p}]: {e}"
+            ))
+        })?;
+        let from = low.max(high.saturating_sub(tail));
+        covered.insert(*p, from == low);
+        tpl.add_partition_offset(target, *p, Offset::Offset(from))
             .map_err(Error::failed)?;
     }
     reader
@@ -87,7 +100,6 @@ fn read_tail(
         .iter()
         .map(|(_, p)| (*p, (Vec::new(), false)))
         .collect();
-    let mut first: HashMap<i32, i64> = HashMap::new();
     let mut at_end: HashMap<i32, bool> = parts.iter().map(|(_, p)| (*p, false)).collect();
     let deadline = Instant::now() + timeout;
     let mut retried = Retried::default();
@@ -100,7 +112,6 @@ fn read_tail(
         }
         match classify(reader.poll(Duration::from_millis(100))) {
             Polled::Record(m) => {
-                first.entry(m.partition()).or_insert(m.offset());
                 let origin = m.headers().and_then(|h| {
                     h.iter()
                         .filter(|x| x.key == ORIGIN_HEADER)
@@ -130,11 +141,8 @@ fn read_tail(
             }
         }
     }
-    for (p, (_, covered)) in out.iter_mut() {
-        if let Some((low, high)) = source::cached_watermarks(&reader, target, *p) {
-            // Covered when the window started at the log start (or the log is empty).
-            *covered = first.get(p).map_or(high - tail <= low, |&f| f <= low);
-        }
+    for (p, (_, all)) in out.iter_mut() {
+        *all = covered.get(p).copied().unwrap_or(false);
     }
     drop(tpl);
     source::close(&reader, timeout);

@@ -141,14 +141,17 @@ impl<R, E> Turns<R, E> {
 }
 
 /// The next thing to copy under a rate limit: reads ahead what `consumer` holds ready (waiting
-/// up to `wait` only when nothing is held), calling `after_poll` after each poll (a rebalance
-/// runs inside one), then gives the next record in turn, else the held event, else `Idle`.
+/// up to `wait` only when nothing is held), then gives the next record in turn, else the held
+/// event, else `Idle`. `forget` drops what was read of revoked partitions: called first (a
+/// `--shard` run reassigns itself outside a poll, and a full read-ahead polls not at all:
+/// issue 41) and after each poll (a rebalance runs inside one).
 pub(in crate::engine) fn poll_in_turn<'c, C: ConsumerContext>(
     consumer: &'c BaseConsumer<C>,
     turns: &mut Turns<BorrowedMessage<'c>, Polled<'c>>,
     wait: Duration,
-    mut after_poll: impl FnMut(&mut Turns<BorrowedMessage<'c>, Polled<'c>>),
+    mut forget: impl FnMut(&mut Turns<BorrowedMessage<'c>, Polled<'c>>),
 ) -> Polled<'c> {
+    forget(turns);
     let mut wait = if turns.is_empty() {
         wait
     } else {
@@ -156,7 +159,7 @@ pub(in crate::engine) fn poll_in_turn<'c, C: ConsumerContext>(
     };
     while !turns.full() {
         let polled = consumer.poll(wait);
-        after_poll(turns);
+        forget(turns);
         match polled {
             None => break,
             Some(Ok(msg)) => {

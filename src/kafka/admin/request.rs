@@ -4,7 +4,7 @@
 //! ends.
 
 use std::os::raw::c_char;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rdkafka_sys as sys;
 
@@ -109,15 +109,27 @@ impl Request {
         let options = self.options(op)?;
         call(options.ptr(), self.queue.ptr());
         drop(options);
-        let wait = self.timeout_ms.saturating_add(1000);
-        // SAFETY: the queue is live; the event it returns (or null) is ours.
-        let event = unsafe { Native::from_ptr(sys::rd_kafka_queue_poll(self.queue.ptr(), wait)) }
-            .ok_or_else(|| {
-            Failure::new(
-                sys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR__TIMED_OUT,
-                format!("no answer within {} ms", self.timeout_ms),
-            )
-        })?;
+        let wait = Duration::from_millis(self.timeout_ms.saturating_add(1000) as u64);
+        let deadline = Instant::now() + wait;
+        // In steps, given up once the process is on its way out.
+        let event = loop {
+            let step = deadline
+                .saturating_duration_since(Instant::now())
+                .min(crate::exit::STEP);
+            // SAFETY: the queue is live; the event it returns (or null) is ours.
+            let event =
+                unsafe { sys::rd_kafka_queue_poll(self.queue.ptr(), step.as_millis() as i32) };
+            // SAFETY: a non-null event is ours, freed once by its `Native`.
+            if let Some(event) = unsafe { Native::from_ptr(event) } {
+                break event;
+            }
+            if Instant::now() >= deadline || crate::exit::closing() {
+                return Err(Failure::new(
+                    sys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR__TIMED_OUT,
+                    format!("no answer within {} ms", self.timeout_ms),
+                ));
+            }
+        };
         // SAFETY: `event` is live.
         let code = unsafe { sys::rd_kafka_event_error(event.ptr()) };
         if code == sys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR {
