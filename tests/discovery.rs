@@ -413,3 +413,69 @@ fn issue_35_a_continuous_run_waits_for_its_regex_to_match_a_topic() {
     assert_eq!(done.json()["records"], 5, "{done:?}");
     kr::assert_complete(ab, bb, &topic, &topic, 1);
 }
+
+/// Issue 41, item 4: a `--shard` run under a rate limit that finds a new topic revokes and
+/// assigns its own partitions between two polls. What it had read ahead of them must not
+/// reach the fresh assignment: a read-ahead over its byte bound (large records beside small
+/// ones) gave a record without polling, and it did, as "internal error: ... read twice".
+#[test]
+fn issue_41_a_rate_limited_shard_follows_new_topics_without_reading_twice() {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    let n = common::unique("shardfollow");
+    let first = format!("{n}.a");
+    common::create_topic(ab, &first, 2);
+    // 100 KB records in partition 0, small ones in 1: taking a small one leaves the
+    // read-ahead over its 8 MiB bound.
+    let records: Vec<common::Rec> = (0..600)
+        .map(|i| common::Rec {
+            value: Some(vec![b'x'; if i % 2 == 0 { 100_000 } else { 10 }]),
+            ..common::Rec::kv(i % 2, &format!("k{i}"), "")
+        })
+        .collect();
+    common::produce(ab, &first, &records);
+    let regex = format!("^{}\\..*", n.replace('-', "\\-"));
+    let g = format!("{n}.g");
+    let args = kr::Args::copy(ab, bb)
+        .topics(&regex)
+        .group(&g)
+        .with(&[
+            "--shard",
+            "1/1",
+            "--create-topics",
+            "--refresh-topics",
+            "1s",
+        ])
+        .with(&["--max-records-per-sec", "40", "--json"])
+        .build();
+    let mut child = Some(kr::spawn(&args));
+    // Until `want` records of `topic` are on the target; the test fails at once, with the
+    // run's output, if the run ends meanwhile.
+    let copied = |child: &mut Option<std::process::Child>, topic: &str, want: usize| {
+        let started = std::time::Instant::now();
+        while !(kr::topics(bb).iter().any(|t| t == topic)
+            && common::read_all(bb, topic).len() >= want)
+        {
+            kr::stays_up(child, Duration::from_millis(300));
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "{topic} not copied"
+            );
+        }
+    };
+    copied(&mut child, &first, 1);
+    for k in 0..4 {
+        let new = format!("{n}.new{k}");
+        common::create_topic(ab, &new, 1);
+        common::produce(ab, &new, &kr::records(2, 1, "new"));
+        copied(&mut child, &new, 2);
+    }
+    let child = child.take().expect("still running");
+    kr::signal(&child, "TERM");
+    let run = kr::wait(child, Duration::from_secs(60));
+    assert_eq!(run.code, 0, "{}", kr::told(&run.stderr));
+    eprintln!(
+        "evidence: copied {} while 4 topics were followed",
+        run.json()["records"]
+    );
+}

@@ -353,3 +353,46 @@ fn issue_35_a_refused_transaction_timeout_unread_before_the_start_names_the_fix(
         run.stderr
     );
 }
+
+/// Issue 41, item 3: exactly-once resumes after the newest record of ours the target holds,
+/// also when the target was trimmed (DeleteRecords; retention does the same on a quiet
+/// partition) and the source group's positions are gone. The tail read started before the log
+/// start, its reader jumped to the end without an error, and the run took the target for
+/// empty: it copied the 2,901 trimmed records again and the 99 kept ones twice.
+#[test]
+fn issue_41_exactly_once_resumes_after_a_trimmed_target_copy() {
+    let (a, b) = (common::Kafka::shared("a"), common::Kafka::shared("b"));
+    let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    let t = &common::unique("trimmed");
+    common::create_topic(ab, t, 1);
+    common::create_topic(bb, t, 1);
+    common::produce(ab, t, &kr::records(3_000, 1, "before"));
+    let eos = |group: &str| {
+        let run = kr::run(&kr::caught_up_args(ab, bb, t, group, "exactly-once", &[]));
+        assert_eq!(run.code, 0, "{run:?}");
+        run.json()["records"].as_u64().expect("records")
+    };
+    assert_eq!(eos(&common::unique("g-first")), 3_000);
+    // The transaction markers take offsets: the last 99 records are the last 99 read.
+    let kept = common::read_all(bb, t);
+    let from = kept[kept.len() - 99].offset;
+    common::delete_records(bb, t, 0, from);
+    common::produce(ab, t, &kr::records(500, 1, "after"));
+    // A group of its own: the first run's positions expired.
+    let copied = eos(&common::unique("g-second"));
+    let target = common::read_all(bb, t);
+    let distinct: std::collections::HashSet<String> = target
+        .iter()
+        .map(|g| format!("{:?}", kr::comparable(g)))
+        .collect();
+    eprintln!(
+        "evidence: the target trimmed below offset {from}; the second run copied {copied}; the target holds {} ({} distinct)",
+        target.len(),
+        distinct.len()
+    );
+    assert_eq!(
+        (copied, target.len(), distinct.len()),
+        (500, 599, 599),
+        "the trimmed copy was copied again"
+    );
+}
