@@ -75,12 +75,31 @@ impl PartitionTracker {
     /// Records a successful delivery of the record at `offset`.
     pub fn acked(&mut self, offset: i64) -> Result<(), UnknownOffset> {
         self.set(offset, State::Acked)?;
-        // A failure at the front blocks the prefix for good: that is the sticky rule.
+        self.advance();
+        Ok(())
+    }
+
+    /// The source's reading reached `end` with no record past the last one sent: the offsets
+    /// between hold none (transaction markers, aborted transactions' records), so once every
+    /// record sent is acknowledged the verified prefix reaches `end`. A position left on the
+    /// last record read as a lag of 1 for ever behind a transaction marker (issue 41).
+    pub fn passed(&mut self, end: NextOffset) {
+        let last = end.get() - 1;
+        if self.last_sent.is_some_and(|l| l >= last) || self.verified.is_some_and(|v| v >= end) {
+            return;
+        }
+        self.last_sent = Some(last);
+        self.pending.push_back((last, State::Acked));
+        self.advance();
+    }
+
+    /// Moves the verified prefix over acknowledged records at the front; a failure at the
+    /// front blocks it for good: that is the sticky rule.
+    fn advance(&mut self) {
         while let Some(&(off, State::Acked)) = self.pending.front() {
             self.verified = Some(NextOffset::after(off));
             self.pending.pop_front();
         }
-        Ok(())
     }
 
     /// Records a failed delivery. Only the first failure is remembered.
@@ -160,6 +179,42 @@ impl PartitionTracker {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn issue_41_the_prefix_passes_a_transaction_marker_once_every_record_is_acked() {
+        let mut t = PartitionTracker::default();
+        for o in 10..13 {
+            t.sent(o).unwrap();
+        }
+        t.acked(10).unwrap();
+        // Read to 14: offset 13 is a marker. Not verified before 11 and 12 are acknowledged.
+        t.passed(NextOffset::at(14));
+        assert_eq!(t.verified(), Some(NextOffset::at(11)));
+        t.acked(12).unwrap();
+        assert_eq!(t.verified(), Some(NextOffset::at(11)));
+        t.acked(11).unwrap();
+        assert_eq!(t.verified(), Some(NextOffset::at(14)));
+        // The next record comes after the end passed; a record at or before it is refused.
+        assert!(t.sent(13).is_err());
+        t.sent(14).unwrap();
+        t.passed(NextOffset::at(14));
+        assert_eq!(t.verified(), Some(NextOffset::at(14)));
+    }
+
+    #[test]
+    fn issue_41_a_failure_keeps_the_prefix_short_of_a_passed_end() {
+        let mut t = PartitionTracker::default();
+        t.sent(5).unwrap();
+        t.failed(5, "refused").unwrap();
+        t.passed(NextOffset::at(8));
+        assert_eq!(t.verified(), None);
+        // Nothing read yet and an end already verified: nothing moves back.
+        let mut fresh = PartitionTracker::default();
+        fresh.passed(NextOffset::at(3));
+        assert_eq!(fresh.verified(), Some(NextOffset::at(3)));
+        fresh.passed(NextOffset::at(2));
+        assert_eq!(fresh.verified(), Some(NextOffset::at(3)));
+    }
 
     #[test]
     fn next_offset_is_one_past_the_record() {

@@ -490,3 +490,58 @@ fn issue_22_the_progress_figures_show_what_waits_behind_a_frozen_target() {
         assert_eq!(f.records, 200, "nothing acknowledged while frozen: {f:?}");
     }
 }
+
+/// Issue 41, item 13: a run that cannot reach its end because a source transaction is open
+/// says which partition waits, where its readable records end and since when, and says when
+/// the transaction ended; the JSON reports the wait. Such a cron run waited a minute in
+/// silence ("0/s 105 to go").
+fn behind_an_open_source_transaction(guarantee: &str) {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    let t = &common::unique("open-src");
+    common::create_topic(ab, t, 1);
+    common::create_topic(bb, t, 1);
+    common::produce(ab, t, &kr::records(20, 1, "before"));
+    let open = common::open_transaction(ab, t, 0);
+    common::produce(ab, t, &kr::records(100, 1, "after"));
+    let (stable, high) = common::stable_and_high(ab, t, 0);
+    let g = &format!("{t}.g");
+    let mut run = kr::Watched::spawn(&kr::caught_up_args(ab, bb, t, g, guarantee, &[]));
+    let said = run.wait_for_line("waits behind a transaction open", Duration::from_secs(60));
+    eprintln!("evidence: stable {stable}, high {high}: {said}");
+    assert!(
+        said.contains(&format!("{t}[0]"))
+            && said.contains(&format!("readable up to offset {stable}"))
+            && said.contains(&format!("its end {high}")),
+        "{said}"
+    );
+    std::thread::sleep(Duration::from_secs(1));
+    rdkafka::producer::Producer::abort_transaction(&open, common::DEFAULT_TIMEOUT).expect("abort");
+    run.wait_for_line(
+        "the source transaction ended after",
+        Duration::from_secs(60),
+    );
+    let run = run.finish(Duration::from_secs(60));
+    assert_eq!(run.code, 0, "{run:?}");
+    let json = run.json();
+    let part = &json["partitions"][0];
+    assert_eq!(
+        (&json["records"], &part["lag"]),
+        (&120.into(), &0.into()),
+        "{json}"
+    );
+    let waited = part["waited_for_source_transaction_seconds"]
+        .as_f64()
+        .expect("the wait reported");
+    assert!(waited >= 1.0, "{json}");
+}
+
+#[test]
+fn issue_41_a_run_behind_an_open_source_transaction_says_what_it_waits_for() {
+    behind_an_open_source_transaction("at-least-once");
+}
+
+#[test]
+fn issue_41_an_exactly_once_run_behind_an_open_source_transaction_says_what_it_waits_for() {
+    behind_an_open_source_transaction("exactly-once");
+}

@@ -103,6 +103,7 @@ mod tests {
             },
             end_offset: Some(9),
             released: false,
+            behind_transaction: None,
         };
         counters.publish(BTreeMap::from([(("t".to_string(), 0), part)]), 0);
         let inner = Arc::new(super::super::Inner {

@@ -128,6 +128,10 @@ pub struct PartitionSummary {
     /// the committed position and it; null when not known (e.g. the partition was revoked).
     pub end_offset: Option<i64>,
     pub lag: Option<i64>,
+    /// Seconds reading waited behind a transaction open on the source (its records past the
+    /// last stable offset are not readable until it ends); absent when it did not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waited_for_source_transaction_seconds: Option<f64>,
 }
 
 /// How a run ended.
@@ -212,6 +216,9 @@ impl Summary {
                     .end_offset
                     .zip(end.committed)
                     .map(|(high, pos)| (high - pos).max(0)),
+                waited_for_source_transaction_seconds: end
+                    .behind_transaction
+                    .map(|d| (d.as_secs_f64() * 10.0).round() / 10.0),
             })
             .collect();
         summary

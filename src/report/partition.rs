@@ -52,6 +52,8 @@ pub struct PartitionEnd {
     /// Given up in a rebalance and not held now: the summary counts it, the metrics drop its
     /// gauges (another process serves them now).
     pub released: bool,
+    /// How long reading waited behind a transaction open on the source, if it did.
+    pub behind_transaction: Option<std::time::Duration>,
 }
 
 impl PartitionEnd {

@@ -128,10 +128,32 @@ pub(crate) fn end_check(
     }
 }
 
+/// How long a partition's reading may stand still short of its end before the run looks
+/// for a source transaction holding it back.
+const STALL: Duration = Duration::from_secs(5);
+
 /// Per source partition: where reading started, and whether it reached the end.
 #[derive(Debug, Default)]
 pub(crate) struct Ends {
     parts: BTreeMap<(String, i32), (Offset, bool)>,
+    /// Partitions whose reading stands still short of their end.
+    stalled: BTreeMap<(String, i32), Stalled>,
+    /// How long each partition's reading waited behind a source transaction (issue 41).
+    behind: BTreeMap<(String, i32), Duration>,
+    /// What the run should say, taken by [`Ends::news`].
+    news: Vec<String>,
+    /// Partitions that reached their end and where reading stands, taken by [`Ends::reached`].
+    reached: Vec<(String, i32, i64)>,
+}
+
+/// A partition's reading standing still at `at` since `since`; `open` when a source
+/// transaction holds it back (its last stable offset, since when that was found).
+#[derive(Debug)]
+struct Stalled {
+    at: i64,
+    since: Instant,
+    looked: bool,
+    open: Option<i64>,
 }
 
 impl Ends {
@@ -141,7 +163,99 @@ impl Ends {
     }
 
     pub(crate) fn remove(&mut self, topic: &str, partition: i32) {
-        self.parts.remove(&(topic.to_string(), partition));
+        let key = (topic.to_string(), partition);
+        self.parts.remove(&key);
+        self.stalled.remove(&key);
+    }
+
+    /// What the run should say about partitions waiting behind a source transaction.
+    pub(crate) fn news(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.news)
+    }
+
+    /// The partitions that reached their end since the last call, and the consumer's position
+    /// there (past any transaction marker at the end).
+    pub(crate) fn reached(&mut self) -> Vec<(String, i32, i64)> {
+        std::mem::take(&mut self.reached)
+    }
+
+    /// How long a partition's reading waited behind a source transaction, if it did.
+    pub(crate) fn behind_transaction(&self, topic: &str, partition: i32) -> Option<Duration> {
+        let key = (topic.to_string(), partition);
+        let waiting = self.stalled.get(&key).filter(|s| s.open.is_some());
+        let done = self.behind.get(&key).copied();
+        match (done, waiting) {
+            (None, None) => None,
+            (d, w) => Some(d.unwrap_or_default() + w.map_or(Duration::ZERO, |s| s.since.elapsed())),
+        }
+    }
+
+    /// A partition read up to `at`, short of its end `high`: when it stood still for [`STALL`],
+    /// looks once whether a source transaction holds it back (its last stable offset, as a
+    /// read_committed ListOffsets answers, at or before `at`) and says so (issue 41: a cron run
+    /// waited a minute in silence). Its end is not reachable before the transaction ends.
+    fn stalled<C: ConsumerContext>(
+        &mut self,
+        consumer: &BaseConsumer<C>,
+        (topic, partition): (&str, i32),
+        at: i64,
+        high: i64,
+        timeout: Duration,
+    ) {
+        let key = (topic.to_string(), partition);
+        let s = self.stalled.entry(key.clone()).or_insert(Stalled {
+            at,
+            since: Instant::now(),
+            looked: false,
+            open: None,
+        });
+        if s.at != at {
+            self.moved(&key);
+            self.stalled.insert(
+                key,
+                Stalled {
+                    at,
+                    since: Instant::now(),
+                    looked: false,
+                    open: None,
+                },
+            );
+            return;
+        }
+        if s.looked || s.since.elapsed() < STALL {
+            return;
+        }
+        s.looked = true;
+        let Ok((_, stable)) = consumer.fetch_watermarks(topic, partition, timeout) else {
+            return;
+        };
+        if stable > at || stable >= high {
+            return;
+        }
+        s.open = Some(stable);
+        let since =
+            humantime::format_rfc3339_seconds(std::time::SystemTime::now() - s.since.elapsed());
+        self.news.push(format!(
+            "{topic}[{partition}] waits behind a transaction open on the source since {since} at the latest: readable up to offset {stable} (its last stable offset), its end {high}; --until-caught-up copies up to the end it saw at start, so it waits until the transaction commits or aborts (the source broker aborts one left open for its transaction.timeout.ms, at most transaction.max.timeout.ms, 15 minutes by default)"
+        ));
+    }
+
+    /// A stalled partition's reading moved on (or reached its end): a wait behind a
+    /// transaction ends, counted and said.
+    fn moved(&mut self, key: &(String, i32)) {
+        let Some(s) = self.stalled.remove(key) else {
+            return;
+        };
+        if s.open.is_some() {
+            let waited = s.since.elapsed();
+            *self.behind.entry(key.clone()).or_default() += waited;
+            self.news.push(format!(
+                "{}[{}]: the source transaction ended after {} of waiting; reading goes on",
+                key.0,
+                key.1,
+                humantime::format_duration(Duration::from_secs(waited.as_secs()))
+            ));
+        }
     }
 
     /// Where reading of one partition started, if at a known offset.
@@ -193,12 +307,24 @@ impl Ends {
                 all = false;
                 continue;
             };
-            match end_check(e.offset(), *start, low, high, opts.on_gap) {
+            let outcome = end_check(e.offset(), *start, low, high, opts.on_gap);
+            let (topic, partition) = (e.topic(), e.partition());
+            match outcome {
                 EndCheck::Done => {
                     *done = true;
-                    let _ = newly.add_partition(e.topic(), e.partition());
+                    let _ = newly.add_partition(topic, partition);
+                    self.moved(&(topic.to_string(), partition));
+                    if let Offset::Offset(at) = e.offset() {
+                        self.reached.push((topic.to_string(), partition, at));
+                    }
                 }
-                EndCheck::NotYet => all = false,
+                EndCheck::NotYet => {
+                    all = false;
+                    if let Offset::Offset(at) = e.offset() {
+                        let timeout = opts.timeout.min(Duration::from_secs(5));
+                        self.stalled(consumer, (topic, partition), at, high, timeout);
+                    }
+                }
                 EndCheck::Gap => {
                     return Err(Error::failed(gap_message(consumer, self.starts(), opts)))
                 }

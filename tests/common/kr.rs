@@ -463,3 +463,84 @@ pub fn metric(addr: &str, metric: &str) -> Option<f64> {
     let text = common::http_get(&format!("http://{addr}/metrics")).ok()?.1;
     common::scraped(&text, metric).first().map(|s| s.1)
 }
+
+/// A run whose stderr is read while it runs, so that a test can wait for a line.
+pub struct Watched {
+    child: Child,
+    stderr: Arc<std::sync::Mutex<String>>,
+    reader: std::thread::JoinHandle<()>,
+}
+
+impl Watched {
+    pub fn spawn(args: &[&str]) -> Watched {
+        let mut child = spawn(args);
+        let pipe = child.stderr.take().expect("stderr piped");
+        let stderr = Arc::new(std::sync::Mutex::new(String::new()));
+        let text = stderr.clone();
+        let reader = std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(pipe).lines().map_while(Result::ok) {
+                let mut t = text.lock().unwrap();
+                t.push_str(&line);
+                t.push('\n');
+            }
+        });
+        Watched {
+            child,
+            stderr,
+            reader,
+        }
+    }
+
+    /// Waits until stderr has a line holding `needle`; returns that line. Fails the test
+    /// (killing the run) after `limit` or when the run ends first.
+    #[track_caller]
+    pub fn wait_for_line(&mut self, needle: &str, limit: Duration) -> String {
+        let started = Instant::now();
+        loop {
+            let text = self.stderr.lock().unwrap().clone();
+            if let Some(line) = text.lines().find(|l| l.contains(needle)) {
+                return line.to_string();
+            }
+            let ended = self.child.try_wait().expect("try_wait").is_some();
+            if ended || started.elapsed() > limit {
+                let _ = self.child.kill();
+                panic!(
+                    "no line with '{needle}' (the run ended: {ended}); stderr: {}",
+                    told(&text)
+                );
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Waits for the run to end (bounded) and returns what it printed.
+    pub fn finish(mut self, limit: Duration) -> Run {
+        let mut stdout = self.child.stdout.take();
+        let out = std::thread::spawn(move || {
+            let mut text = String::new();
+            if let Some(p) = stdout.as_mut() {
+                let _ = p.read_to_string(&mut text);
+            }
+            text
+        });
+        let started = Instant::now();
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                break status;
+            }
+            if started.elapsed() > limit {
+                let _ = self.child.kill();
+                panic!("kreplicate did not exit within {limit:?}");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let _ = self.reader.join();
+        let stderr = self.stderr.lock().unwrap().clone();
+        Run {
+            code: status.code().unwrap_or(-1),
+            stdout: out.join().unwrap_or_default(),
+            stderr,
+        }
+    }
+}

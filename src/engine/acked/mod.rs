@@ -199,12 +199,14 @@ impl Acked {
             // read at assignment (not under `none`: auto-commit may have moved it since).
             let committed = part.committed(start);
             let end_offset = source::cached_watermarks(&self.consumer, &source, p).map(|w| w.1);
+            let behind_transaction = st.ends.behind_transaction(&source, p);
             let end = positions.entry((source, p)).or_default();
             end.copied.merge(&part.copied);
             end.committed = committed.or(end.committed);
             end.position = part.tracker.verified().map(NextOffset::get).or(start);
             end.end_offset = end_offset;
             end.released = false;
+            end.behind_transaction = behind_transaction;
         }
         drop(st);
         drop(source_of);

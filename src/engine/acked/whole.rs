@@ -16,10 +16,12 @@ use rdkafka::message::Message;
 use rdkafka::{Offset, TopicPartitionList};
 
 use super::rebalance::SourceConsumer;
+use super::state::State;
 use super::Acked;
 use crate::error::Result;
 use crate::kafka;
-use crate::options::RunOptions;
+use crate::offsets::NextOffset;
+use crate::options::{Guarantee, RunOptions};
 use crate::source::{self, classify_groupless, end_check, EndCheck, Polled};
 use crate::topics::Route;
 
@@ -47,7 +49,14 @@ impl Acked {
         if !self.opts.until_caught_up || !(st.assigned_once || empty_share) {
             return false;
         }
-        match st.ends.check(&self.consumer, &self.opts) {
+        let checked = st.ends.check(&self.consumer, &self.opts);
+        for line in st.ends.news() {
+            self.shared.counters.notice(line);
+        }
+        for (source, p, at) in st.ends.reached() {
+            self.passed(&mut st, &source, p, NextOffset::at(at));
+        }
+        match checked {
             Ok(true) => {}
             Ok(false) => return false,
             Err(e) => {
@@ -72,6 +81,29 @@ impl Acked {
                 self.shared.lock().failure.fail_with(e);
                 false
             }
+        }
+    }
+}
+
+impl Acked {
+    /// A partition read to `end` (see `PartitionTracker::passed`): its position may move
+    /// past what follows its last record; under `none`, stored for auto-commit at once.
+    fn passed(&self, st: &mut State, source: &str, partition: i32, end: NextOffset) {
+        if self.opts.guarantee == Guarantee::None {
+            let mut tpl = TopicPartitionList::new();
+            if tpl
+                .add_partition_offset(source, partition, Offset::Offset(end.get()))
+                .is_ok()
+            {
+                let _ = self.consumer.store_offsets(&tpl);
+            }
+            return;
+        }
+        let Some(target) = self.shared.target_of().get(source).cloned() else {
+            return;
+        };
+        if let Some(part) = st.parts.get_mut(&target, partition) {
+            part.tracker.passed(end);
         }
     }
 }

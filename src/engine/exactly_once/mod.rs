@@ -23,10 +23,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rdkafka::consumer::BaseConsumer;
+use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
 use rdkafka::error::KafkaError;
 use rdkafka::message::{BorrowedMessage, Message};
 use rdkafka::producer::{BaseProducer, Producer};
+use rdkafka::{Offset, TopicPartitionList};
 
 use self::deliveries::{Deliveries, Refusal};
 use super::shared::turns::{poll_in_turn, Turns};
@@ -201,6 +202,7 @@ impl ExactlyOnce {
             }
             if settled && !self.failure.is_set() {
                 self.counters.note_success();
+                self.pass_reached();
             }
             self.abort_on_exit();
         }
@@ -231,6 +233,7 @@ impl ExactlyOnce {
                 copied: o.copied,
                 end_offset: source::cached_watermarks(&self.consumer, t, *p).map(|w| w.1),
                 released: false,
+                behind_transaction: self.ends.behind_transaction(t, *p),
             };
             positions.insert((t.clone(), *p), end);
         }
@@ -319,12 +322,35 @@ impl ExactlyOnce {
         txn.open && full && !self.failure.is_set()
     }
 
+    /// Partitions read to their end, nothing of theirs in a transaction: the source group's
+    /// position (lag monitoring only) moves past what follows their last record, a
+    /// transaction marker, as at-least-once's does (`PartitionTracker::passed`).
+    fn pass_reached(&mut self) {
+        let mut tpl = TopicPartitionList::new();
+        for (t, p, at) in self.ends.reached() {
+            let Some(o) = self.parts.get_mut(&(t.clone(), p)) else {
+                continue;
+            };
+            if o.sent.is_none() && o.committed.is_none_or(|c| c.get() < at) {
+                o.committed = Some(NextOffset::at(at));
+                let _ = tpl.add_partition_offset(&t, p, Offset::Offset(at));
+            }
+        }
+        if tpl.count() > 0 {
+            let _ = self.consumer.commit(&tpl, CommitMode::Sync);
+        }
+    }
+
     /// With `--until-caught-up`: true once every owned partition reached its end.
     fn caught_up(&mut self) -> bool {
         if !self.opts.until_caught_up {
             return false;
         }
-        match self.ends.check(&self.consumer, &self.opts) {
+        let checked = self.ends.check(&self.consumer, &self.opts);
+        for line in self.ends.news() {
+            self.counters.notice(line);
+        }
+        match checked {
             Ok(true) => {
                 log::info!("caught up with every owned partition");
                 true
