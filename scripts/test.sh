@@ -22,6 +22,9 @@ log="target/nextest.log"
 mkdir -p target
 status=0
 cargo nextest run --locked --no-fail-fast "$@" 2>&1 | tee "$log" || status=$?
+# Passing tests' evidence lines (issue 41): a report file, and a fault test without one fails.
+python3 scripts/evidence.py target/nextest/default/junit.xml target/evidence.txt \
+    multinode_faults multinode_proxy exits || status=1
 # A test retried by its own override (nextest.toml says which and why) and passing the second
 # time is FLAKY: it passes the run, and is listed here so that it is not forgotten.
 if grep -q "FLAKY" "$log"; then

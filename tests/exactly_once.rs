@@ -59,6 +59,7 @@ fn assert_exact_between(a: &str, from: &str, b: &str, t: &str, partitions: i32) 
 /// [`assert_exact`] for the source records `src` (as read) copied to target topic `t`.
 #[track_caller]
 fn assert_exact_copy(src: &[Got], b: &str, t: &str, partitions: i32) {
+    eprintln!("evidence: {}", common::assert_no_open_transaction(b, t));
     let dst = common::read_all(b, t);
     let strip = |g: &Got| -> Rec {
         let mut r = g.to_rec();

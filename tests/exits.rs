@@ -42,17 +42,10 @@ impl Drop for Load {
     }
 }
 
-/// One way out: the arguments, how often, the exit code it must end with, and what stderr
-/// must say (that the run took the path named).
-struct Path<'a> {
-    name: &'a str,
-    args: Vec<&'a str>,
-    times: usize,
-    code: i32,
-    says: &'a str,
-    /// A SIGTERM sent this long after the start, or none.
-    signal: Option<Duration>,
-}
+/// One way out: the command line, how often it runs, the exit code it must end with, what
+/// stderr must say (that the run took the path named), a SIGTERM sent this long after the
+/// start (if any), and its name.
+type Way<'a> = (Vec<String>, usize, i32, &'a str, Option<Duration>, &'a str);
 
 #[test]
 fn issue_41_no_way_out_dies_of_a_signal() {
@@ -67,161 +60,138 @@ fn issue_41_no_way_out_dies_of_a_signal() {
     let (c, c2) = (closed.as_str(), closed2.as_str());
     let missing = format!("{n}.missing");
     let group = format!("{n}.g");
-    let ssl = ["-X", "security.protocol=SSL"];
-    let copy = |from: &str, to: &str, t: &str| -> Vec<String> {
-        ["--from", from, "--to", to, "--topics", t]
-            .iter()
-            .map(|s| s.to_string())
-            .collect()
+    // `[SUBCOMMAND] --from FROM --to TO --topics T`, then `extra`.
+    let line = |sub: &[&'static str], (from, to, t): (&str, &str, &str), extra: &[&str]| {
+        let mut v: Vec<String> = sub.iter().map(|s| s.to_string()).collect();
+        v.extend(["--from", from, "--to", to, "--topics", t].map(String::from));
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
     };
-    let owned: Vec<(Path, Vec<String>)> = vec![
+    let (closed_pair, kafka, missing_t) = (
+        (c, c2, "t"),
+        (ab, bb, topic.as_str()),
+        (ab, bb, missing.as_str()),
+    );
+    let ssl_slow = ["-X", "security.protocol=SSL", "--timeout", "1s"];
+    let ways: Vec<Way> = vec![
         (
-            Path {
-                name: "SASL credentials over SSL, refused before connecting",
-                args: vec!["-X", "security.protocol=SSL", "-X", "sasl.mechanism=PLAIN"],
-                times: 40,
-                code: 2,
-                says: "the SASL credentials would not be used",
-                signal: None,
-            },
-            copy(c, c2, "t"),
+            line(
+                &[],
+                closed_pair,
+                &["-X", "security.protocol=SSL", "-X", "sasl.mechanism=PLAIN"],
+            ),
+            40,
+            2,
+            "the SASL credentials would not be used",
+            None,
+            "SASL credentials over SSL, refused before connecting",
         ),
         (
-            Path {
-                name: "a misspelt property beside SSL",
-                args: vec!["-X", "security.protocol=SSL", "-X", "ssl.ca.locatoin=/x"],
-                times: 10,
-                code: 2,
-                says: "ssl.ca.locatoin",
-                signal: None,
-            },
-            copy(c, c2, "t"),
+            line(
+                &[],
+                closed_pair,
+                &["-X", "security.protocol=SSL", "-X", "ssl.ca.locatoin=/x"],
+            ),
+            10,
+            2,
+            "ssl.ca.locatoin",
+            None,
+            "a misspelt property beside SSL",
         ),
         (
-            Path {
-                name: "an SSL source that refuses connections",
-                args: [&ssl[..], &["--timeout", "1s"]].concat(),
-                times: 4,
-                code: 1,
-                says: "cannot reach the source cluster",
-                signal: None,
-            },
-            copy(c, c2, "t"),
+            line(&[], closed_pair, &ssl_slow),
+            4,
+            1,
+            "cannot reach the source cluster",
+            None,
+            "an SSL source that refuses connections",
         ),
         (
-            Path {
-                name: "a missing topic, the protocol probe at work",
-                args: vec!["--group", &group],
-                times: 10,
-                code: 2,
-                says: "does not exist",
-                signal: None,
-            },
-            copy(ab, bb, &missing),
+            line(&[], missing_t, &["--group", &group]),
+            10,
+            2,
+            "does not exist",
+            None,
+            "a missing topic, the protocol probe at work",
         ),
         (
-            Path {
-                name: "stopped by a signal while checking an SSL source",
-                args: [&ssl[..], &["--timeout", "20s"]].concat(),
-                times: 4,
-                code: 0,
-                says: "stopped before copying",
-                signal: Some(Duration::from_millis(400)),
-            },
-            copy(c, c2, "t"),
+            line(
+                &[],
+                closed_pair,
+                &["-X", "security.protocol=SSL", "--timeout", "20s"],
+            ),
+            4,
+            0,
+            "stopped before copying",
+            Some(Duration::from_millis(400)),
+            "stopped by a signal while checking an SSL source",
         ),
         (
-            Path {
-                name: "a copy to the end",
-                args: vec!["--group", &group, "--until-caught-up"],
-                times: 3,
-                code: 0,
-                says: "committed positions for 2 of 2",
-                signal: None,
-            },
-            copy(ab, bb, &topic),
-        ),
-    ];
-    let subcommand = |sub: &'static str, args: Vec<String>| -> Vec<String> {
-        std::iter::once(sub.to_string()).chain(args).collect()
-    };
-    let subs: Vec<(Path, Vec<String>)> = vec![
-        (
-            Path {
-                name: "plan of a missing topic",
-                args: vec![],
-                times: 5,
-                code: 2,
-                says: "does not exist",
-                signal: None,
-            },
-            subcommand("plan", copy(ab, bb, &missing)),
+            line(&[], kafka, &["--group", &group, "--until-caught-up"]),
+            3,
+            0,
+            "committed positions for 2 of 2",
+            None,
+            "a copy to the end",
         ),
         (
-            Path {
-                name: "status of an SSL source that refuses connections",
-                args: [&ssl[..], &["--timeout", "1s"]].concat(),
-                times: 3,
-                code: 1,
-                says: "cannot reach",
-                signal: None,
-            },
-            subcommand("status", copy(c, c2, "t")),
+            line(&["plan"], missing_t, &[]),
+            5,
+            2,
+            "does not exist",
+            None,
+            "plan of a missing topic",
         ),
         (
-            Path {
-                name: "groups from an SSL source that refuses connections",
-                args: [&ssl[..], &["--timeout", "1s"]].concat(),
-                times: 3,
-                code: 1,
-                says: "cannot reach",
-                signal: None,
-            },
-            subcommand("groups", copy(c, c2, "t")),
+            line(&["status"], closed_pair, &ssl_slow),
+            3,
+            1,
+            "cannot reach",
+            None,
+            "status of an SSL source that refuses connections",
         ),
         (
-            Path {
-                name: "verify of a missing topic",
-                args: vec![],
-                times: 5,
-                code: 2,
-                says: "does not exist",
-                signal: None,
-            },
-            subcommand("verify", copy(ab, bb, &missing)),
+            line(&["groups"], closed_pair, &ssl_slow),
+            3,
+            1,
+            "cannot reach",
+            None,
+            "groups from an SSL source that refuses connections",
+        ),
+        (
+            line(&["verify"], missing_t, &[]),
+            5,
+            2,
+            "does not exist",
+            None,
+            "verify of a missing topic",
         ),
     ];
     let load = Load::start(2);
     let mut failures = Vec::new();
-    for (path, head) in owned.iter().chain(&subs) {
-        let mut args: Vec<&str> = head.iter().map(String::as_str).collect();
-        args.extend_from_slice(&path.args);
+    for (args, times, code, says, signal, name) in &ways {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let started = Instant::now();
         let mut codes = std::collections::BTreeMap::new();
-        for _ in 0..path.times {
+        for _ in 0..*times {
             let child = kr::command(&args).spawn().expect("spawn kreplicate");
-            if let Some(after) = path.signal {
-                std::thread::sleep(after);
+            if let Some(after) = signal {
+                std::thread::sleep(*after);
                 kr::signal(&child, "TERM");
             }
             let run = kr::wait(child, Duration::from_secs(60));
             *codes.entry(run.code).or_insert(0) += 1;
-            if run.code != path.code || !run.stderr.contains(path.says) {
+            if run.code != *code || !run.stderr.contains(says) {
                 failures.push(format!(
-                    "{}: exit {} (-1: killed by a signal), want {} and '{}'; stderr: {}",
-                    path.name,
+                    "{name}: exit {} (-1: killed by a signal), want {code} and '{says}'; stderr: {}",
                     run.code,
-                    path.code,
-                    path.says,
                     kr::told(&run.stderr)
                 ));
             }
         }
         eprintln!(
-            "evidence: {}: {} runs with both cores busy, exits {codes:?}, {:.2} s each",
-            path.name,
-            path.times,
-            started.elapsed().as_secs_f64() / path.times as f64
+            "evidence: {name}: {times} runs with both cores busy, exits {codes:?}, {:.2} s each",
+            started.elapsed().as_secs_f64() / *times as f64
         );
     }
     drop(load);

@@ -56,6 +56,10 @@ fn issue_10_prometheus_scrapes_records_copied_and_lag_matching_the_run() {
         "500ms",
     ];
     args.extend_from_slice(&kr::FAST_GROUP);
+    let spawned = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs_f64();
     let child = kr::spawn(&args);
 
     let prometheus = Prometheus::start(&addr);
@@ -90,15 +94,27 @@ fn issue_10_prometheus_scrapes_records_copied_and_lag_matching_the_run() {
     );
     let (status, _) = served(&addr, "/nothing-here");
     assert_eq!(status, 404);
+    // Issue 41, item 12: the metrics no test read. A healthy copy of records that came from
+    // no target skips none and sends no produce request again.
+    let last = prometheus.wait_for("kreplicate_last_copied_offset", |s| s.len() == 3);
+    let one = |metric: &str| prometheus.wait_for(metric, |s| s.len() == 1)[0].1;
+    let started = one("kreplicate_start_time_seconds");
+    assert!(
+        (started - spawned).abs() < 5.0,
+        "start_time_seconds {started}, spawned at {spawned}"
+    );
+    assert_eq!(one("kreplicate_skipped_records_total"), 0.0);
+    assert_eq!(one("kreplicate_delivery_retries_total"), 0.0);
 
     kr::signal(&child, "TERM");
     let run = kr::wait(child, Duration::from_secs(60));
     assert_eq!(run.code, 0, "{run:?}");
     let json = run.json();
-    let (copied, lag, ends) = (
+    let (copied, lag, ends, last) = (
         by_partition(&copied),
         by_partition(&lag),
         by_partition(&ends),
+        by_partition(&last),
     );
     let partitions = json["partitions"].as_array().expect("partitions");
     assert_eq!(partitions.len(), 3, "{json}");
@@ -110,6 +126,11 @@ fn issue_10_prometheus_scrapes_records_copied_and_lag_matching_the_run() {
             "{json}"
         );
         assert_eq!(lag[&n], p["lag"].as_f64().expect("lag"), "{json}");
+        assert_eq!(
+            last[&n],
+            p["last_offset"].as_f64().expect("last_offset"),
+            "{json}"
+        );
         assert_eq!(ends[&n], p["end_offset"].as_f64().expect("end"), "{json}");
     }
     // And against the brokers, not only the run's own JSON: what B holds, where A ends, and

@@ -574,3 +574,29 @@ pub fn ends(bootstrap: &str, topic: &str, partitions: i32, isolation: &str) -> V
         })
         .collect()
 }
+
+/// Issue 41, item 9: no transaction is left open on `bootstrap` after an exactly-once run that
+/// exited: each partition of `topic` and of the positions index has its last stable offset at
+/// its high watermark. Returns what it compared, for the test's evidence.
+#[track_caller]
+pub fn assert_no_open_transaction(bootstrap: &str, topic: &str) -> String {
+    const INDEX: &str = "__kreplicate.index";
+    let mut said = Vec::new();
+    let present = super::kr::topics(bootstrap);
+    for t in [topic, INDEX] {
+        if !present.iter().any(|p| p == t) {
+            continue;
+        }
+        let n = partition_count(bootstrap, t);
+        let (stable, high) = (
+            ends(bootstrap, t, n, "read_committed"),
+            ends(bootstrap, t, n, "read_uncommitted"),
+        );
+        assert_eq!(
+            stable, high,
+            "{t} on {bootstrap}: a transaction left open (last stable offsets, then high watermarks)"
+        );
+        said.push(format!("{t}: {} partitions closed", n));
+    }
+    said.join(", ")
+}

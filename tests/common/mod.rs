@@ -36,9 +36,10 @@ pub use broker::{file_tail, free_port, scratch_dir, tansu_path, Tansu};
 pub use client::stable_and_high;
 #[allow(unused_imports)]
 pub use client::{
-    add_partitions, cluster_id, commit, committed, create_topic, create_topic_with, delete_records,
-    delete_topic, ends, open_transaction, partition_count, produce, produce_with, read_all,
-    read_all_with, topic_configs, topic_overrides, wait_for_topic, DEFAULT_TIMEOUT,
+    add_partitions, assert_no_open_transaction, cluster_id, commit, committed, create_topic,
+    create_topic_with, delete_records, delete_topic, ends, open_transaction, partition_count,
+    produce, produce_with, read_all, read_all_with, topic_configs, topic_overrides, wait_for_topic,
+    DEFAULT_TIMEOUT,
 };
 #[allow(unused_imports)]
 pub use cluster::Cluster;

@@ -226,7 +226,10 @@ impl ExactlyOnce {
     }
 
     /// Aborts the open transaction: drops what was not sent yet, serves the reports of what
-    /// was, then aborts, resumed while records are still in flight.
+    /// was (within `--delivery-timeout`), then aborts (within `--timeout`, asked again while
+    /// records are still in flight): at most `--delivery-timeout` + `--timeout` in all. Each
+    /// call to the coordinator gets what is left: a coordinator that cannot answer (a target
+    /// that lost its majority) held the way out for 70 s at 10 s + 30 s (issue 41).
     fn abort_open(&self) -> KafkaResult<()> {
         // abort_transaction waits until every outstanding record's report was served, and
         // serves none itself (reports are events here): drop what was not sent yet, serve
@@ -244,14 +247,16 @@ impl ExactlyOnce {
         }
         // An abort that timed out waiting for records in flight is resumed (librdkafka
         // says so): they end at their delivery timeout at the latest.
-        let deadline = Instant::now() + self.opts.delivery_timeout + self.opts.timeout;
+        let deadline = Instant::now() + self.opts.timeout;
         loop {
-            match self.producer.abort_transaction(self.opts.timeout) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.producer.abort_transaction(left) {
                 Ok(()) => break,
                 Err(KafkaError::Transaction(e))
                     if e.is_retriable() && Instant::now() < deadline =>
                 {
-                    let _ = target::flush(&self.producer, self.opts.timeout);
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    let _ = target::flush(&self.producer, left);
                 }
                 Err(e) => return Err(e),
             }

@@ -82,15 +82,15 @@ fn read_tail(
     // (a trimmed partition, or retention on a quiet one), which then covers all of it.
     let mut tpl = TopicPartitionList::new();
     let mut covered = HashMap::new();
-    for (_, p) in parts {
-        let (low, high) = source::watermarks(&reader, target, *p, timeout).map_err(|e| {
+    for (p, bounds) in bounds(&reader, target, parts, timeout) {
+        let (low, high) = bounds.map_err(|e| {
             Error::failed(format!(
                 "cannot read the bounds of target {target}[{p}]: {e}"
             ))
         })?;
         let from = low.max(high.saturating_sub(tail));
-        covered.insert(*p, from == low);
-        tpl.add_partition_offset(target, *p, Offset::Offset(from))
+        covered.insert(p, from == low);
+        tpl.add_partition_offset(target, p, Offset::Offset(from))
             .map_err(Error::failed)?;
     }
     reader
@@ -147,6 +147,35 @@ fn read_tail(
     drop(tpl);
     source::close(&reader, timeout);
     Ok(out)
+}
+
+/// Each partition's (low, high) watermarks, asked a few at a time: one after another, a
+/// topic of thousands of partitions waited thousands of round trips.
+fn bounds(
+    reader: &BaseConsumer,
+    target: &str,
+    parts: &[(&str, i32)],
+    timeout: Duration,
+) -> Vec<(i32, rdkafka::error::KafkaResult<(i64, i64)>)> {
+    const AT_ONCE: usize = 8;
+    let share = parts.len().div_ceil(AT_ONCE).max(1);
+    std::thread::scope(|s| {
+        let asked: Vec<_> = parts
+            .chunks(share)
+            .map(|chunk| {
+                s.spawn(move || {
+                    chunk
+                        .iter()
+                        .map(|(_, p)| (*p, source::watermarks(reader, target, *p, timeout)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        asked
+            .into_iter()
+            .flat_map(|t| t.join().unwrap_or_default())
+            .collect()
+    })
 }
 
 /// Errors a target reader rides out: its client reconnects and fetches again by itself (a
