@@ -386,6 +386,151 @@ fn issue_31_kip848_target_requests_held_commits_only_what_it_acknowledged() {
     requests_held_until_the_run_fails(Protocol::Kip848);
 }
 
+/// A member of group `g` that is no copy: it needs no target, joins and polls until dropped,
+/// and commits nothing. Its join makes the group take partitions from a copy.
+struct Joiner(
+    std::sync::Arc<std::sync::atomic::AtomicBool>,
+    Option<std::thread::JoinHandle<()>>,
+);
+
+impl Joiner {
+    fn start(bootstrap: &str, protocol: Protocol) -> Joiner {
+        use rdkafka::consumer::{BaseConsumer, Consumer};
+        let mut config = rdkafka::ClientConfig::new();
+        config
+            .set("bootstrap.servers", bootstrap)
+            .set("group.id", "g")
+            .set("enable.auto.commit", "false");
+        match protocol {
+            Protocol::Classic => config
+                .set("session.timeout.ms", "2000")
+                .set("heartbeat.interval.ms", "500"),
+            Protocol::Kip848 => config.set("group.protocol", "consumer"),
+        };
+        let consumer: BaseConsumer = config.create().expect("joining consumer");
+        consumer.subscribe(&[TOPIC]).expect("subscribe");
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let done = stop.clone();
+        let thread = std::thread::spawn(move || {
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                let _ = consumer.poll(Duration::from_millis(100));
+            }
+        });
+        Joiner(stop, Some(thread))
+    }
+}
+
+impl Drop for Joiner {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.1.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Issue 41, item 7: the revoke path under the exact oracle. With the target's requests held
+/// (answers flow) and records in flight, another member joins the group: the copy's revoke
+/// flushes, which cannot finish, and must commit no more than the target acknowledged; the
+/// run then fails (exit 1). The proxy drops what it held: every partition's committed
+/// position must be covered by what the target holds (a revoke that committed on send fails
+/// here), and a rerun completes the copy.
+fn revoked_while_requests_are_held(protocol: Protocol) {
+    let a = protocol.source("revoke-held-a");
+    let (b, proxy) = Kafka::behind_proxy("revoke-held-b");
+    let (writer, first, addr) = seed_copy(&a, &b, protocol);
+    proxy.hold_requests();
+    let held = records_held_in_flight(&addr);
+    let before = common::committed(&a.bootstrap, "g", TOPIC, 4);
+    let joiner = Joiner::start(&a.bootstrap, protocol);
+    let run = kr::wait(first, exit_bound() + Duration::from_secs(60));
+    drop(joiner);
+    proxy.cut();
+    proxy.resume();
+    drop(writer);
+    assert_eq!(run.code, 1, "{protocol:?}: {run:?}");
+    // The revoke, and what was in flight just before it.
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("source partitions revoked") && !l.contains("lost"))
+        .unwrap_or_else(|| panic!("{protocol:?}: no revoke: {}", kr::told(&run.stderr)));
+    let in_flight = lines[..at]
+        .iter()
+        .rev()
+        .find(|l| l.contains("unacknowledged"))
+        .map_or("", |l| l.trim());
+    let committed =
+        kr::assert_committed_is_covered(&a.bootstrap, &b.bootstrap, "g", TOPIC, TOPIC, 4);
+    eprintln!(
+        "evidence: {protocol:?}: requests held with {held} records in flight, committed {before:?}; another member joined: {} (just before: {in_flight}); committed after {committed:?}",
+        lines[at].trim()
+    );
+    let group = protocol.group_args();
+    let args = copy_args_in(&a.bootstrap, &b.bootstrap, group, &["--until-caught-up"]);
+    let rerun = kr::run(&args);
+    assert_eq!(rerun.code, 0, "{rerun:?}");
+    kr::assert_complete(&a.bootstrap, &b.bootstrap, TOPIC, TOPIC, 4);
+}
+
+#[test]
+fn issue_41_a_revoke_while_requests_are_held_commits_only_what_the_target_acknowledged() {
+    revoked_while_requests_are_held(Protocol::Classic);
+}
+
+// Not yet under KIP-848's protocol: there the run took 35 s to exit in two runs (its last
+// index entries wait --timeout for the held target) and did not exit within 10 minutes in a
+// third; handed on in issue 41's closing note.
+
+/// Issue 41, item 7: a lost assignment under the exact oracle. With the target's requests held
+/// and records in flight, the member is frozen (SIGSTOP) past its session and thawed: the
+/// group has fenced it, its assignment is lost, and it must commit nothing for it. Every
+/// partition's committed position is covered by what the target holds once the proxy drops
+/// what it held; a rerun completes the copy.
+fn lost_while_requests_are_held(protocol: Protocol) {
+    let a = protocol.source("lost-held-a");
+    let (b, proxy) = Kafka::behind_proxy("lost-held-b");
+    let (writer, first, addr) = seed_copy(&a, &b, protocol);
+    proxy.hold_requests();
+    let held = records_held_in_flight(&addr);
+    let before = common::committed(&a.bootstrap, "g", TOPIC, 4);
+    // Past the session (2 s classic, 3 s KIP-848 here), within the 5 s delivery timeout.
+    kr::signal(&first, "STOP");
+    std::thread::sleep(Duration::from_millis(4_500));
+    kr::signal(&first, "CONT");
+    let run = kr::wait(first, exit_bound() + Duration::from_secs(60));
+    proxy.cut();
+    proxy.resume();
+    drop(writer);
+    assert_eq!(run.code, 1, "{protocol:?}: {run:?}");
+    let lost = run
+        .stderr
+        .lines()
+        .find(|l| l.contains("(assignment lost)"))
+        .unwrap_or_else(|| panic!("{protocol:?}: no assignment lost: {}", run.stderr))
+        .to_string();
+    let committed =
+        kr::assert_committed_is_covered(&a.bootstrap, &b.bootstrap, "g", TOPIC, TOPIC, 4);
+    eprintln!(
+        "evidence: {protocol:?}: requests held with {held} records in flight, committed {before:?}; frozen 4.5 s: {lost}; committed after {committed:?}"
+    );
+    let group = protocol.group_args();
+    let args = copy_args_in(&a.bootstrap, &b.bootstrap, group, &["--until-caught-up"]);
+    let rerun = kr::run(&args);
+    assert_eq!(rerun.code, 0, "{rerun:?}");
+    kr::assert_complete(&a.bootstrap, &b.bootstrap, TOPIC, TOPIC, 4);
+}
+
+#[test]
+fn issue_41_an_assignment_lost_while_requests_are_held_commits_nothing_unacknowledged() {
+    lost_while_requests_are_held(Protocol::Classic);
+}
+
+#[test]
+fn issue_41_kip848_an_assignment_lost_while_requests_are_held_commits_nothing_unacknowledged() {
+    lost_while_requests_are_held(Protocol::Kip848);
+}
+
 /// Issue 34, item 4: one rule for a positions index entry the target refuses, in both engines
 /// (exactly-once's is `eos_resume::issue_18_exactly_once_goes_on_without_an_index_the_target_refuses`).
 /// At-least-once logged a refused send at `-v` only and dropped a refused delivery without a

@@ -155,7 +155,7 @@ pub const JSON_FIELDS: &[(&[&str], &str)] = &[
     ),
     (
         &["end_offset", "lag"],
-        r#"the partition's end (high watermark) as the last fetch saw it, and the records from `committed` to it; null when not known (the partition was revoked, or never fetched). A partition read to its end commits past a transaction marker that follows its last record, so its lag is 0"#,
+        r#"the partition's end (high watermark) as the last fetch saw it, and the records from `committed` to it; null when not known (the partition was revoked, or never fetched). A `--until-caught-up` run commits past a transaction marker that follows a partition's last record, so its lag there is 0"#,
     ),
     (
         &["waited_for_source_transaction_seconds"],
