@@ -101,9 +101,10 @@ fn issue_11_groups_translate_exactly_over_foreign_records_and_duplicates() {
     common::produce(ab, topic, &kr::records(40_000, PARTS, "src"));
     let per = 20_000i64;
 
-    // A copy interrupted by SIGKILL once it committed part of the way; if it was faster than
-    // the watch, the copy group is moved back instead: either way the rerun copies again
-    // what the target already holds.
+    // A copy interrupted by SIGKILL once it committed part of the way, its group then moved
+    // back to half its positions: the rerun copies again what the target already holds. (Left
+    // where the kill found it, the group could sit exactly on what the target held, every
+    // acknowledged record committed: no duplicate, a fresh-clone CI failure in issue 41.)
     let mut args = kr::caught_up_args(ab, bb, topic, copy, "at-least-once", &[]);
     args.extend([
         "--commit-interval",
@@ -123,9 +124,16 @@ fn issue_11_groups_translate_exactly_over_foreign_records_and_duplicates() {
     kr::signal(&child, "KILL");
     let _ = kr::wait(child, Duration::from_secs(30));
     let c = common::committed(ab, copy, topic, PARTS);
-    if c.iter().all(|&n| n >= per) {
-        common::commit(ab, copy, topic, &[(0, per / 3), (1, per / 2)]);
-    }
+    assert!(
+        c.iter().any(|&n| n >= 2),
+        "no commit to move back from: {c:?}"
+    );
+    common::commit(
+        ab,
+        copy,
+        topic,
+        &[(0, c[0].max(0) / 2), (1, c[1].max(0) / 2)],
+    );
     let run = kr::run(&kr::caught_up_args(
         ab,
         bb,
