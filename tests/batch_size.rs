@@ -37,9 +37,10 @@ fn records(bootstrap: &str, topic: &str) -> Vec<Rec> {
 }
 
 /// Copies `source` to `targets` under each guarantee and checks every record arrived:
-/// exactly once under exactly-once; at least once under at-least-once, whose group may lose
-/// its assignment on a loaded machine (a 2 s session) and copy again from its last commit
-/// (seen once in CI: 11.7 s for the copy, the count not kept).
+/// exactly once under exactly-once; at least once under at-least-once. The runs' sessions are
+/// 10 s, not the suite's 2 s: on a loaded machine a 2 s session expired at the end of the copy
+/// and its last commit was refused (UnknownMemberId, exit 1 as the contract says: seen in a
+/// fresh-clone CI run of issue 41), which is not what this test is about.
 fn copy_both(a: &str, b: &str, source: &str, targets: [&str; 2], extra: &[&str]) {
     let want = records(a, source);
     assert_eq!(want.len(), RECORDS);
@@ -49,7 +50,9 @@ fn copy_both(a: &str, b: &str, source: &str, targets: [&str; 2], extra: &[&str])
         let group = common::unique("g-batch");
         let rename = target.replacen(source, "{topic}", 1);
         let mut args = kr::caught_up_args(a, b, source, &group, guarantee, extra);
-        args.extend(["--rename", &rename]);
+        // The last occurrence of a property wins: after caught_up_args' 2 s session.
+        args.extend(["--rename", &rename, "-X", "session.timeout.ms=10000"]);
+        args.extend(["-X", "heartbeat.interval.ms=1000"]);
         let run = kr::run(&args);
         let json = run.json();
         let copied = json["records"].as_u64().unwrap_or(0) as usize;
