@@ -998,9 +998,14 @@ fn issue_31_kip848_until_caught_up_beside_a_member_whose_partitions_end_with_a_m
         "{}",
         run.stderr
     );
+    // Each partition the cron member held it read to its end: committed past the marker.
     let mut want = vec![21, 21];
     for p in run.json()["partitions"].as_array().expect("partitions") {
-        if let (Some(n), Some(22)) = (p["partition"].as_i64(), p["committed"].as_i64()) {
+        if let (Some(n), Some(c)) = (p["partition"].as_i64(), p["committed"].as_i64()) {
+            assert_eq!(
+                c, 22,
+                "t[{n}]: the cron member's position stops short of the marker"
+            );
             want[n as usize] = 22;
         }
     }

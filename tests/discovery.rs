@@ -381,7 +381,7 @@ fn issue_31_kip848_a_deleted_topic_does_not_end_the_run_after_the_join_timeout()
 /// once it appears.
 #[test]
 fn issue_35_a_continuous_run_waits_for_its_regex_to_match_a_topic() {
-    use crate::exactly_once::Watched;
+    use crate::common::kr::Watched;
     let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
     let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
     let prefix = common::unique("later");

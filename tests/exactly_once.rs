@@ -2,16 +2,13 @@
 //! transaction faults on the mock cluster. A read_committed reader of the target must find
 //! every source record exactly once, in source order per partition.
 
-use std::io::{BufRead, BufReader};
-use std::process::Child;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use kreplicate::mock::MockKafka;
 use rdkafka::producer::Producer;
 use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
 
-use crate::common::kr;
+use crate::common::kr::{self, Watched};
 use crate::common::{self, Got, Kafka, Rec};
 
 const ORIGIN: &str = "kreplicate.origin";
@@ -234,105 +231,6 @@ fn left_open(b: &str) -> bool {
         std::thread::sleep(Duration::from_millis(100));
     }
     false
-}
-
-/// A running kreplicate whose stderr is read as it comes, so a test can wait for a line.
-pub(crate) struct Watched {
-    pub(crate) child: Option<Child>,
-    said: Arc<Mutex<String>>,
-    reader: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Watched {
-    pub(crate) fn spawn(args: &[&str]) -> Watched {
-        let mut child = kr::spawn(args);
-        let said = Arc::new(Mutex::new(String::new()));
-        let (pipe, into) = (child.stderr.take(), said.clone());
-        let reader = std::thread::spawn(move || {
-            let Some(pipe) = pipe else { return };
-            for line in BufReader::new(pipe).lines().map_while(Result::ok) {
-                let mut text = into.lock().unwrap_or_else(|e| e.into_inner());
-                text.push_str(&line);
-                text.push('\n');
-            }
-        });
-        Watched {
-            child: Some(child),
-            said,
-            reader: Some(reader),
-        }
-    }
-
-    /// What the run printed on stderr so far.
-    pub(crate) fn said(&self) -> String {
-        self.said.lock().unwrap_or_else(|e| e.into_inner()).clone()
-    }
-
-    /// Waits until what the run printed satisfies `done`; after `limit` the run is killed and
-    /// the test fails with its stderr.
-    pub(crate) fn wait_for(&mut self, what: &str, limit: Duration, done: impl Fn(&str) -> bool) {
-        let deadline = Instant::now() + limit;
-        while !done(&self.said()) {
-            if Instant::now() > deadline {
-                let run = self.kill();
-                panic!(
-                    "{what}: not within {limit:?}; kreplicate said:\n{}",
-                    run.stderr
-                );
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-
-    /// SIGKILL, then what the run printed.
-    pub(crate) fn kill(&mut self) -> kr::Run {
-        if let Some(c) = self.child.as_ref() {
-            kr::signal(c, "KILL");
-        }
-        self.wait(Duration::from_secs(10))
-    }
-
-    /// [`kr::wait`], with the stderr read here (also when the run outlasts `limit`).
-    pub(crate) fn wait(&mut self, limit: Duration) -> kr::Run {
-        let mut child = self.child.take().expect("the run was waited for");
-        let deadline = Instant::now() + limit;
-        while child.try_wait().expect("wait").is_none() {
-            if Instant::now() > deadline {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!(
-                    "kreplicate did not exit within {limit:?}; it said:\n{}",
-                    self.said()
-                );
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let mut run = kr::wait(child, Duration::from_secs(10));
-        if let Some(r) = self.reader.take() {
-            let _ = r.join();
-        }
-        run.stderr = self.said();
-        run
-    }
-}
-
-impl Drop for Watched {
-    /// A run the test left running is killed; if the test failed, its last lines are shown.
-    fn drop(&mut self) {
-        let Some(mut c) = self.child.take() else {
-            return;
-        };
-        let _ = c.kill();
-        let _ = c.wait();
-        if std::thread::panicking() {
-            let said = self.said();
-            let lines: Vec<&str> = said.lines().collect();
-            eprintln!(
-                "--- the run left running said last:\n{}",
-                lines[lines.len().saturating_sub(25)..].join("\n")
-            );
-        }
-    }
 }
 
 /// A small deterministic generator; the seed is printed so a failing campaign can be rerun.

@@ -240,6 +240,24 @@ fn records_held_in_flight(addr: &str) -> f64 {
     in_flight
 }
 
+/// Ends a one-way hold: the proxy drops what it held (the target keeps exactly what the copy
+/// saw acknowledged) and forwards again, so the test's own reads pass; the writer stops.
+fn release(proxy: &common::Proxy, writer: kr::Writer) {
+    proxy.cut();
+    proxy.resume();
+    drop(writer);
+}
+
+/// A rerun in `protocol`'s group copies the rest: the target then holds every source record.
+#[track_caller]
+fn rerun_completes(a: &Kafka, b: &Kafka, protocol: Protocol) {
+    let group = protocol.group_args();
+    let args = copy_args_in(&a.bootstrap, &b.bootstrap, group, &["--until-caught-up"]);
+    let rerun = kr::run(&args);
+    assert_eq!(rerun.code, 0, "{rerun:?}");
+    kr::assert_complete(&a.bootstrap, &b.bootstrap, TOPIC, TOPIC, 4);
+}
+
 /// Every `delivery failed: t[p] offset N` line of `stderr`; at least one.
 #[track_caller]
 fn failed_deliveries(stderr: &str) -> Vec<(usize, i64)> {
@@ -306,10 +324,7 @@ fn killed_while_requests_are_held(protocol: Protocol) {
     let held = records_held_in_flight(&addr);
     kr::signal(&child, "KILL");
     let run = kr::wait(child, Duration::from_secs(10));
-    // Drops what was held; nothing is left to forward, so the test's own reads may pass.
-    proxy.cut();
-    proxy.resume();
-    drop(writer);
+    release(&proxy, writer);
     assert_ne!(run.code, 0, "{run:?}");
     assert!(
         run.stderr.contains(protocol.joined()),
@@ -319,11 +334,7 @@ fn killed_while_requests_are_held(protocol: Protocol) {
     let committed =
         kr::assert_committed_is_covered(&a.bootstrap, &b.bootstrap, "g", TOPIC, TOPIC, 4);
     eprintln!("{protocol:?}: killed with {held} records held in flight; committed {committed:?}");
-    let group = protocol.group_args();
-    let args = copy_args_in(&a.bootstrap, &b.bootstrap, group, &["--until-caught-up"]);
-    let rerun = kr::run(&args);
-    assert_eq!(rerun.code, 0, "{rerun:?}");
-    kr::assert_complete(&a.bootstrap, &b.bootstrap, TOPIC, TOPIC, 4);
+    rerun_completes(&a, &b, protocol);
 }
 
 #[test]
@@ -351,9 +362,7 @@ fn requests_held_until_the_run_fails(protocol: Protocol) {
     let held = records_held_in_flight(&addr);
     let run = kr::wait(child, exit_bound() + Duration::from_secs(30));
     let took = held_at.elapsed();
-    proxy.cut();
-    proxy.resume();
-    drop(writer);
+    release(&proxy, writer);
     assert_eq!(
         run.code, 1,
         "a target that stops answering fails the run: {run:?}"
@@ -368,11 +377,7 @@ fn requests_held_until_the_run_fails(protocol: Protocol) {
         kr::assert_committed_is_covered(&a.bootstrap, &b.bootstrap, "g", TOPIC, TOPIC, 4);
     assert_no_commit_past_failures(&run.stderr, &committed);
     eprintln!("{protocol:?}: held with {held} records in flight; committed {committed:?}; exit after {took:?}");
-    let group = protocol.group_args();
-    let args = copy_args_in(&a.bootstrap, &b.bootstrap, group, &["--until-caught-up"]);
-    let rerun = kr::run(&args);
-    assert_eq!(rerun.code, 0, "{rerun:?}");
-    kr::assert_complete(&a.bootstrap, &b.bootstrap, TOPIC, TOPIC, 4);
+    rerun_completes(&a, &b, protocol);
 }
 
 #[test]
@@ -445,9 +450,7 @@ fn revoked_while_requests_are_held(protocol: Protocol) {
     let joiner = Joiner::start(&a.bootstrap, protocol);
     let run = kr::wait(first, exit_bound() + Duration::from_secs(60));
     drop(joiner);
-    proxy.cut();
-    proxy.resume();
-    drop(writer);
+    release(&proxy, writer);
     assert_eq!(run.code, 1, "{protocol:?}: {run:?}");
     // The revoke, and what was in flight just before it.
     let lines: Vec<&str> = run.stderr.lines().collect();
@@ -466,11 +469,7 @@ fn revoked_while_requests_are_held(protocol: Protocol) {
         "evidence: {protocol:?}: requests held with {held} records in flight, committed {before:?}; another member joined: {} (just before: {in_flight}); committed after {committed:?}",
         lines[at].trim()
     );
-    let group = protocol.group_args();
-    let args = copy_args_in(&a.bootstrap, &b.bootstrap, group, &["--until-caught-up"]);
-    let rerun = kr::run(&args);
-    assert_eq!(rerun.code, 0, "{rerun:?}");
-    kr::assert_complete(&a.bootstrap, &b.bootstrap, TOPIC, TOPIC, 4);
+    rerun_completes(&a, &b, protocol);
 }
 
 #[test]
@@ -494,14 +493,13 @@ fn lost_while_requests_are_held(protocol: Protocol) {
     proxy.hold_requests();
     let held = records_held_in_flight(&addr);
     let before = common::committed(&a.bootstrap, "g", TOPIC, 4);
-    // Past the session (2 s classic, 3 s KIP-848 here), within the 5 s delivery timeout.
+    // Past the session (2 s classic, 3 s KIP-848 here); the oldest held records reach their
+    // 5 s delivery timeout as it thaws.
     kr::signal(&first, "STOP");
     std::thread::sleep(Duration::from_millis(4_500));
     kr::signal(&first, "CONT");
     let run = kr::wait(first, exit_bound() + Duration::from_secs(60));
-    proxy.cut();
-    proxy.resume();
-    drop(writer);
+    release(&proxy, writer);
     assert_eq!(run.code, 1, "{protocol:?}: {run:?}");
     let lost = run
         .stderr
@@ -514,11 +512,7 @@ fn lost_while_requests_are_held(protocol: Protocol) {
     eprintln!(
         "evidence: {protocol:?}: requests held with {held} records in flight, committed {before:?}; frozen 4.5 s: {lost}; committed after {committed:?}"
     );
-    let group = protocol.group_args();
-    let args = copy_args_in(&a.bootstrap, &b.bootstrap, group, &["--until-caught-up"]);
-    let rerun = kr::run(&args);
-    assert_eq!(rerun.code, 0, "{rerun:?}");
-    kr::assert_complete(&a.bootstrap, &b.bootstrap, TOPIC, TOPIC, 4);
+    rerun_completes(&a, &b, protocol);
 }
 
 #[test]

@@ -507,7 +507,10 @@ fn behind_an_open_source_transaction(guarantee: &str) {
     let (stable, high) = common::stable_and_high(ab, t, 0);
     let g = &format!("{t}.g");
     let mut run = kr::Watched::spawn(&kr::caught_up_args(ab, bb, t, g, guarantee, &[]));
-    let said = run.wait_for_line("waits behind a transaction open", Duration::from_secs(60));
+    let waits = "waits behind a transaction open";
+    run.wait_for(waits, Duration::from_secs(60), |s| s.contains(waits));
+    let said = run.said();
+    let said = said.lines().find(|l| l.contains(waits)).unwrap_or_default();
     eprintln!("evidence: stable {stable}, high {high}: {said}");
     assert!(
         said.contains(&format!("{t}[0]"))
@@ -517,11 +520,9 @@ fn behind_an_open_source_transaction(guarantee: &str) {
     );
     std::thread::sleep(Duration::from_secs(1));
     rdkafka::producer::Producer::abort_transaction(&open, common::DEFAULT_TIMEOUT).expect("abort");
-    run.wait_for_line(
-        "the source transaction ended after",
-        Duration::from_secs(60),
-    );
-    let run = run.finish(Duration::from_secs(60));
+    let ended = "the source transaction ended after";
+    run.wait_for(ended, Duration::from_secs(60), |s| s.contains(ended));
+    let run = run.wait(Duration::from_secs(60));
     assert_eq!(run.code, 0, "{run:?}");
     let json = run.json();
     let part = &json["partitions"][0];

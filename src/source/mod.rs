@@ -203,25 +203,22 @@ impl Ends {
         timeout: Duration,
     ) {
         let key = (topic.to_string(), partition);
-        let s = self.stalled.entry(key.clone()).or_insert(Stalled {
-            at,
-            since: Instant::now(),
-            looked: false,
-            open: None,
-        });
-        if s.at != at {
+        if self.stalled.get(&key).is_none_or(|s| s.at != at) {
+            // New, or moved on since the last look: standing still from now.
             self.moved(&key);
-            self.stalled.insert(
-                key,
-                Stalled {
-                    at,
-                    since: Instant::now(),
-                    looked: false,
-                    open: None,
-                },
-            );
+            let since = Instant::now();
+            let fresh = Stalled {
+                at,
+                since,
+                looked: false,
+                open: None,
+            };
+            self.stalled.insert(key, fresh);
             return;
         }
+        let Some(s) = self.stalled.get_mut(&key) else {
+            return;
+        };
         if s.looked || s.since.elapsed() < STALL {
             return;
         }

@@ -2,10 +2,10 @@
 
 #![allow(dead_code)]
 
-use std::io::Read;
+use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::common::{self, Got, Rec};
@@ -464,83 +464,101 @@ pub fn metric(addr: &str, metric: &str) -> Option<f64> {
     common::scraped(&text, metric).first().map(|s| s.1)
 }
 
-/// A run whose stderr is read while it runs, so that a test can wait for a line.
+/// A running kreplicate whose stderr is read as it comes, so a test can wait for a line.
 pub struct Watched {
-    child: Child,
-    stderr: Arc<std::sync::Mutex<String>>,
-    reader: std::thread::JoinHandle<()>,
+    pub child: Option<Child>,
+    said: Arc<Mutex<String>>,
+    reader: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Watched {
     pub fn spawn(args: &[&str]) -> Watched {
         let mut child = spawn(args);
-        let pipe = child.stderr.take().expect("stderr piped");
-        let stderr = Arc::new(std::sync::Mutex::new(String::new()));
-        let text = stderr.clone();
+        let said = Arc::new(Mutex::new(String::new()));
+        let (pipe, into) = (child.stderr.take(), said.clone());
         let reader = std::thread::spawn(move || {
-            use std::io::BufRead;
-            for line in std::io::BufReader::new(pipe).lines().map_while(Result::ok) {
-                let mut t = text.lock().unwrap();
-                t.push_str(&line);
-                t.push('\n');
+            let Some(pipe) = pipe else { return };
+            for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+                let mut text = into.lock().unwrap_or_else(|e| e.into_inner());
+                text.push_str(&line);
+                text.push('\n');
             }
         });
         Watched {
-            child,
-            stderr,
-            reader,
+            child: Some(child),
+            said,
+            reader: Some(reader),
         }
     }
 
-    /// Waits until stderr has a line holding `needle`; returns that line. Fails the test
-    /// (killing the run) after `limit` or when the run ends first.
-    #[track_caller]
-    pub fn wait_for_line(&mut self, needle: &str, limit: Duration) -> String {
-        let started = Instant::now();
-        loop {
-            let text = self.stderr.lock().unwrap().clone();
-            if let Some(line) = text.lines().find(|l| l.contains(needle)) {
-                return line.to_string();
-            }
-            let ended = self.child.try_wait().expect("try_wait").is_some();
-            if ended || started.elapsed() > limit {
-                let _ = self.child.kill();
+    /// What the run printed on stderr so far.
+    pub fn said(&self) -> String {
+        self.said.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Waits until what the run printed satisfies `done`; after `limit` the run is killed and
+    /// the test fails with its stderr.
+    pub fn wait_for(&mut self, what: &str, limit: Duration, done: impl Fn(&str) -> bool) {
+        let deadline = Instant::now() + limit;
+        while !done(&self.said()) {
+            if Instant::now() > deadline {
+                let run = self.kill();
                 panic!(
-                    "no line with '{needle}' (the run ended: {ended}); stderr: {}",
-                    told(&text)
+                    "{what}: not within {limit:?}; kreplicate said:\n{}",
+                    run.stderr
                 );
             }
             std::thread::sleep(Duration::from_millis(100));
         }
     }
 
-    /// Waits for the run to end (bounded) and returns what it printed.
-    pub fn finish(mut self, limit: Duration) -> Run {
-        let mut stdout = self.child.stdout.take();
-        let out = std::thread::spawn(move || {
-            let mut text = String::new();
-            if let Some(p) = stdout.as_mut() {
-                let _ = p.read_to_string(&mut text);
-            }
-            text
-        });
-        let started = Instant::now();
-        let status = loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                break status;
-            }
-            if started.elapsed() > limit {
-                let _ = self.child.kill();
-                panic!("kreplicate did not exit within {limit:?}");
+    /// SIGKILL, then what the run printed.
+    pub fn kill(&mut self) -> Run {
+        if let Some(c) = self.child.as_ref() {
+            signal(c, "KILL");
+        }
+        self.wait(Duration::from_secs(10))
+    }
+
+    /// [`kr::wait`], with the stderr read here (also when the run outlasts `limit`).
+    pub fn wait(&mut self, limit: Duration) -> Run {
+        let mut child = self.child.take().expect("the run was waited for");
+        let deadline = Instant::now() + limit;
+        while child.try_wait().expect("wait").is_none() {
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!(
+                    "kreplicate did not exit within {limit:?}; it said:\n{}",
+                    self.said()
+                );
             }
             std::thread::sleep(Duration::from_millis(20));
+        }
+        let mut run = wait(child, Duration::from_secs(10));
+        if let Some(r) = self.reader.take() {
+            let _ = r.join();
+        }
+        run.stderr = self.said();
+        run
+    }
+}
+
+impl Drop for Watched {
+    /// A run the test left running is killed; if the test failed, its last lines are shown.
+    fn drop(&mut self) {
+        let Some(mut c) = self.child.take() else {
+            return;
         };
-        let _ = self.reader.join();
-        let stderr = self.stderr.lock().unwrap().clone();
-        Run {
-            code: status.code().unwrap_or(-1),
-            stdout: out.join().unwrap_or_default(),
-            stderr,
+        let _ = c.kill();
+        let _ = c.wait();
+        if std::thread::panicking() {
+            let said = self.said();
+            let lines: Vec<&str> = said.lines().collect();
+            eprintln!(
+                "--- the run left running said last:\n{}",
+                lines[lines.len().saturating_sub(25)..].join("\n")
+            );
         }
     }
 }

@@ -83,9 +83,7 @@ impl Acked {
             }
         }
     }
-}
 
-impl Acked {
     /// A partition read to `end` (see `PartitionTracker::passed`): its position may move
     /// past what follows its last record; under `none`, stored for auto-commit at once.
     fn passed(&self, st: &mut State, source: &str, partition: i32, end: NextOffset) {
