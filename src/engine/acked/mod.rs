@@ -106,6 +106,7 @@ impl Acked {
             ),
             assigned: AtomicBool::new(false),
             index: shared::index::Writing::new(index),
+            closing: AtomicBool::new(false),
             source_of: RwLock::new(
                 routes
                     .iter()
@@ -180,6 +181,7 @@ impl Acked {
             positions,
         );
         // After the summary: leaving the group revokes (and forgets) the partitions.
+        self.shared.closing.store(true, Ordering::SeqCst);
         source::close(&self.consumer, self.opts.timeout);
         summary
     }

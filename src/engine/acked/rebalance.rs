@@ -72,6 +72,17 @@ impl Protocol {
             && consumer.assignment().is_ok_and(|a| a.count() > tpl.count())
     }
 
+    /// Answers an assignment the run will not copy from (it failed, or it leaves the group):
+    /// librdkafka waits for the call in the protocol's own form, and a group that waits for
+    /// it never lets the consumer close (issue 41: a plain `assign` under KIP-848 is
+    /// refused). While the consumer leaves, librdkafka treats the call as letting go.
+    fn answer(self, consumer: &SourceConsumer, tpl: &TopicPartitionList) {
+        let _ = match self {
+            Protocol::Eager => consumer.assign(tpl),
+            Protocol::Incremental => consumer.incremental_assign(tpl),
+        };
+    }
+
     /// Lets the revoked `tpl` go.
     fn let_go(self, consumer: &SourceConsumer, tpl: &TopicPartitionList) {
         let _ = match self {
@@ -125,11 +136,18 @@ struct Starts {
 
 impl Rebalancer {
     pub(super) fn assign(&self, consumer: &SourceConsumer, tpl: &TopicPartitionList) {
+        // Leaving the group, the coordinator answers no position reads: a revoke just before
+        // the end had a KIP-848 run read them for its empty assignment for --timeout (30 s)
+        // at exit (issue 41).
+        if self.shared.closing.load(Ordering::SeqCst) {
+            self.protocol.answer(consumer, tpl);
+            return;
+        }
         let starts = match self.starts(consumer, tpl) {
             Ok(s) => s,
             Err(e) => {
                 self.shared.lock().failure.fail_with(e);
-                let _ = consumer.assign(tpl);
+                self.protocol.answer(consumer, tpl);
                 return;
             }
         };
@@ -169,6 +187,13 @@ impl Rebalancer {
     /// Reads the group's committed positions of `tpl`, and resolves `--start latest` for the
     /// partitions without one (round trips to the source: called without the lock).
     fn starts(&self, consumer: &SourceConsumer, tpl: &TopicPartitionList) -> Result<Starts> {
+        // KIP-848 follows every revoke with an assignment of nothing new: no round trip.
+        if tpl.count() == 0 {
+            return Ok(Starts {
+                committed: TopicPartitionList::new(),
+                decided: TopicPartitionList::new(),
+            });
+        }
         let committed = source::committed_positions(consumer, tpl, self.timeout).map_err(|e| {
             Error::failed(format!(
                 "cannot read the group's committed positions on the source: {e}"

@@ -97,6 +97,8 @@ pub(super) struct Shared {
     /// Whether the run still writes the positions index (the delivery callback sees a refused
     /// entry).
     pub(super) index: index::Writing,
+    /// Set once the run leaves the group: an assignment that arrives then is only answered.
+    pub(super) closing: AtomicBool,
 }
 
 impl Shared {
