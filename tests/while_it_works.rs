@@ -546,3 +546,82 @@ fn issue_41_a_run_behind_an_open_source_transaction_says_what_it_waits_for() {
 fn issue_41_an_exactly_once_run_behind_an_open_source_transaction_says_what_it_waits_for() {
     behind_an_open_source_transaction("exactly-once");
 }
+
+/// Issue 44: `/readyz` for a Kubernetes readiness probe. Ready (and `kreplicate_ready` 1) once
+/// the run holds its partitions and copies; a frozen target turns it off once the oldest
+/// record has waited half of `--delivery-timeout` (the reason names the target), and back on
+/// after the thaw; whatever it answered before it first held partitions was "not ready" with
+/// a reason. SIGTERM then ends the run with exit 0.
+#[test]
+fn issue_44_readiness_goes_off_with_a_frozen_target_and_back_on() {
+    let a = Kafka::shared("a");
+    let mut b = Kafka::start("readyz-target");
+    let topic = common::unique("ready");
+    common::create_topic(&a.bootstrap, &topic, 2);
+    common::create_topic(&b.bootstrap, &topic, 2);
+    common::produce(&a.bootstrap, &topic, &kr::records(200, 2, "before"));
+    let writer = kr::Writer::start(&a.bootstrap, &topic, 2);
+    let addr = format!("127.0.0.1:{}", common::free_port());
+    let args = kr::Args::copy(&a.bootstrap, &b.bootstrap)
+        .topics(&topic)
+        .group(&topic)
+        .with(&["--delivery-timeout", "30s", "--metrics-addr", &addr])
+        .build();
+    let child = kr::spawn(&args);
+    let readyz = || common::http_get(&format!("http://{addr}/readyz")).ok();
+    let ready_gauge = || kr::metric(&addr, "kreplicate_ready");
+    // Before it holds partitions: every answer is 503 with a reason.
+    let mut before = Vec::new();
+    common::wait_until("/readyz ready", Duration::from_secs(60), || {
+        match readyz() {
+            Some((200, body)) => return body == "ready\n",
+            Some(answer) => before.push(answer),
+            None => {}
+        }
+        std::thread::sleep(Duration::from_millis(20));
+        false
+    });
+    assert!(
+        before
+            .iter()
+            .all(|(code, body)| *code == 503 && body.starts_with("not ready: ")),
+        "{before:?}"
+    );
+    assert_eq!(ready_gauge(), Some(1.0));
+    assert!(kr::metric(&addr, "kreplicate_assigned_partitions").unwrap_or(0.0) > 0.0);
+
+    b.freeze();
+    let frozen = Instant::now();
+    let mut off = None;
+    common::wait_until("/readyz off", Duration::from_secs(40), || {
+        off = readyz().filter(|(code, _)| *code == 503);
+        off.is_some()
+    });
+    let went_off = frozen.elapsed();
+    assert_eq!(ready_gauge(), Some(0.0));
+    b.thaw();
+    let (_, why) = off.unwrap_or_default();
+    assert!(
+        why.starts_with("not ready: the target has not acknowledged ") && why.ends_with(" s\n"),
+        "{why}"
+    );
+    // Half of --delivery-timeout, from records sent just before the freeze.
+    assert!(
+        (Duration::from_secs(14)..Duration::from_secs(25)).contains(&went_off),
+        "off {went_off:?} after the freeze"
+    );
+    common::wait_until("/readyz back on", Duration::from_secs(30), || {
+        readyz().is_some_and(|(code, _)| code == 200)
+    });
+    assert_eq!(ready_gauge(), Some(1.0));
+    eprintln!(
+        "evidence: ready after {} not-ready answers ({:?}); frozen target: {} after {went_off:?}; back on after the thaw",
+        before.len(),
+        before.first().map(|(_, b)| b.trim()),
+        why.trim()
+    );
+    kr::signal(&child, "TERM");
+    let run = kr::wait(child, Duration::from_secs(60));
+    drop(writer);
+    assert_eq!(run.code, 0, "{run:?}");
+}

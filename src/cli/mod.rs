@@ -378,9 +378,9 @@ fn with_defaults(cmd: clap::Command) -> clap::Command {
 /// Live metrics of a copy run, in Prometheus text format.
 #[derive(Debug, Default, Args)]
 pub struct MetricsArgs {
-    /// Serve Prometheus metrics at http://HOST:PORT/metrics and a health check at /healthz
-    /// (503 once the copy stalled for longer than --delivery-timeout); :PORT listens on every
-    /// interface
+    /// Serve Prometheus metrics at http://HOST:PORT/metrics, a health check at /healthz (503
+    /// once the copy stalled for longer than --delivery-timeout) and a readiness check at
+    /// /readyz; :PORT listens on every interface
     #[arg(long, value_name = "HOST:PORT")]
     pub metrics_addr: Option<String>,
 

@@ -116,7 +116,7 @@ fn sections() -> Roff {
     r.control("SH", ["METRICS"]);
     para(
         &mut r,
-        "--metrics-addr HOST:PORT serves Prometheus text format at /metrics and a health check at /healthz: 200 while the copy moves or is idle with nothing to copy, 503 once records wait and none was acknowledged for longer than --delivery-timeout; 200 starting while an exactly-once run starts, until the copy first moves or its start steps' timeouts passed. --metrics-file PATH writes the same text atomically every --metrics-file-interval and at exit, for node_exporter's textfile collector. Partition series carry the labels topic and partition.",
+        "--metrics-addr HOST:PORT serves Prometheus text format at /metrics and a health check at /healthz: 200 while the copy moves or is idle with nothing to copy, 503 once records wait and none was acknowledged for longer than --delivery-timeout; 200 starting while an exactly-once run starts, until the copy first moves or its start steps' timeouts passed. /readyz answers 200 ready while the run holds its share of the partitions (a group's assignment or an empty share it answered, a shard's, exactly-once's), the target acknowledges (no record waits longer than half of --delivery-timeout) and it copies or is caught up; 503 with the reason while it checks the clusters, joins its group, starts, waits for the target, commits at the end or has ended. --metrics-file PATH writes the same text atomically every --metrics-file-interval and at exit, for node_exporter's textfile collector. Partition series carry the labels topic and partition.",
     );
     for m in CATALOGUE {
         let text = format!("{}: {}", m.kind.as_str(), plain(m.meaning));

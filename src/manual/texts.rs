@@ -44,7 +44,7 @@ defaults:                             # any flag below may be left off the comma
   txn-max-records: 200000
   txn-max-bytes: 128MiB
   txn-max-time: 2s
-  metrics-addr: "127.0.0.1:9464"      # Prometheus /metrics and /healthz
+  metrics-addr: "127.0.0.1:9464"      # Prometheus /metrics, /healthz and /readyz
   metrics-file: /var/lib/prometheus/node-exporter/kreplicate.prom
   metrics-file-interval: 15s
   no-origin-header: false             # true: no kreplicate.origin header (no translation)

@@ -66,6 +66,7 @@ pub const CATALOGUE: &[Metric] = &[
     m("kreplicate_throttled_seconds_total", Counter, &[], "time the read side waited for `--max-bytes-per-sec`/`--max-records-per-sec`"),
     m("kreplicate_group_sync_last_success_timestamp_seconds", Gauge, &[], "`--sync-groups`: when a round last translated every selected group (none refused); absent before the first"),
     m("kreplicate_assigned_partitions", Gauge, &[], "source partitions this process copies"),
+    m("kreplicate_ready", Gauge, &[], "1 while `/readyz` answers 200 (the run holds its share of the partitions, the target acknowledges, and it copies or is caught up), else 0"),
     m("kreplicate_stalled_seconds", Gauge, &[], "seconds since the copy last moved (or was idle with nothing to copy)"),
     m("kreplicate_records_in_flight", Gauge, &[], "records sent to the target and not yet acknowledged"),
     m("kreplicate_oldest_unacknowledged_seconds", Gauge, &[], "how long the oldest of them has waited for the target's acknowledgement; 0 when none waits"),

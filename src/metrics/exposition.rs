@@ -177,6 +177,12 @@ impl Collector for Scrape {
         }
         gauge(
             &mut enc,
+            "ready",
+            "1 while /readyz answers 200 (the run holds its share of the partitions, the target acknowledges, and it copies or is caught up), else 0",
+            if inner.readiness().not_ready().is_none() { 1.0 } else { 0.0 },
+        )?;
+        gauge(
+            &mut enc,
             "assigned_partitions",
             "Source partitions this process copies",
             c.assigned.load(Ordering::Relaxed) as f64,
@@ -311,8 +317,107 @@ pub(super) fn healthy(stalled: Duration, delivery_timeout: Duration, ended: bool
     ended || stalled <= delivery_timeout
 }
 
+/// What `/readyz` and `kreplicate_ready` are decided from.
+#[derive(Debug, Default)]
+pub(super) struct Readiness {
+    pub(super) ended: bool,
+    /// What the run waits for (`Counters::waiting`): clusters being checked, a group's join,
+    /// the final commit.
+    pub(super) waiting: Option<String>,
+    /// An exactly-once run's start steps.
+    pub(super) starting: bool,
+    /// The run holds its share of the partitions (`Counters::holding`).
+    pub(super) holding: bool,
+    /// Records in flight, and how long the oldest has waited for the target.
+    pub(super) in_flight: (u64, Option<Duration>),
+    pub(super) delivery_timeout: Duration,
+}
+
+impl Readiness {
+    /// `None` when ready: the run holds its share, the target acknowledges, and it copies or
+    /// is caught up. Otherwise why not, in a few words. The target counts as not
+    /// acknowledging from half of --delivery-timeout, when the progress line warns of it.
+    pub(super) fn not_ready(&self) -> Option<String> {
+        if self.ended {
+            return Some("the run ended".into());
+        }
+        if let Some(what) = &self.waiting {
+            return Some(what.clone());
+        }
+        if self.starting {
+            return Some("starting".into());
+        }
+        if !self.holding {
+            return Some("waiting for the group to assign partitions".into());
+        }
+        match self.in_flight {
+            (n, Some(waited)) if waited >= self.delivery_timeout / 2 => Some(format!(
+                "the target has not acknowledged {n} records for {} s",
+                waited.as_secs()
+            )),
+            _ => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
+    use super::Readiness;
+
+    #[test]
+    fn issue_44_ready_only_holding_a_share_with_the_target_acknowledging() {
+        let ready = Readiness {
+            holding: true,
+            in_flight: (40, Some(Duration::from_millis(9_999))),
+            delivery_timeout: Duration::from_secs(20),
+            ..Readiness::default()
+        };
+        assert_eq!(ready.not_ready(), None);
+        let not = |r: Readiness| r.not_ready().unwrap_or_default();
+        assert_eq!(
+            not(Readiness {
+                in_flight: (40, Some(Duration::from_secs(10))),
+                ..ready
+            }),
+            "the target has not acknowledged 40 records for 10 s"
+        );
+        let ready = || Readiness {
+            holding: true,
+            delivery_timeout: Duration::from_secs(20),
+            ..Readiness::default()
+        };
+        assert_eq!(
+            not(Readiness {
+                holding: false,
+                ..ready()
+            }),
+            "waiting for the group to assign partitions"
+        );
+        assert_eq!(
+            not(Readiness {
+                waiting: Some("joining group 'g'".into()),
+                ..ready()
+            }),
+            "joining group 'g'"
+        );
+        assert_eq!(
+            not(Readiness {
+                starting: true,
+                ..ready()
+            }),
+            "starting"
+        );
+        assert_eq!(
+            not(Readiness {
+                ended: true,
+                ..ready()
+            }),
+            "the run ended"
+        );
+    }
+
     #[test]
     fn issue_22_the_last_success_is_read_back_from_an_earlier_file() {
         let text = "# HELP kreplicate_last_success_timestamp_seconds When.\n# TYPE kreplicate_last_success_timestamp_seconds gauge\nkreplicate_last_success_timestamp_seconds 1764633600.25\nkreplicate_assigned_partitions 2\n";

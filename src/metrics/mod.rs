@@ -1,5 +1,5 @@
 //! Live metrics of a copy run in Prometheus text format: served at `--metrics-addr`
-//! (`/metrics`, `/healthz`) and written to `--metrics-file` for node_exporter's textfile
+//! (`/metrics`, `/healthz`, `/readyz`) and written to `--metrics-file` for node_exporter's textfile
 //! collector. Both read the counters the engines publish; neither ever holds up the loop.
 
 pub mod catalogue;
@@ -33,6 +33,18 @@ struct Inner {
 impl Inner {
     fn status(&self) -> Option<Status> {
         *self.status.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn readiness(&self) -> exposition::Readiness {
+        let c = &self.counters;
+        exposition::Readiness {
+            ended: self.status().is_some(),
+            waiting: c.waiting(),
+            starting: c.is_starting(),
+            holding: c.holding.load(std::sync::atomic::Ordering::Relaxed),
+            in_flight: c.in_flight(),
+            delivery_timeout: self.delivery_timeout,
+        }
     }
 
     fn write_file(&self, inner: &Arc<Inner>) -> std::io::Result<()> {
@@ -182,7 +194,13 @@ fn serve(server: &tiny_http::Server, inner: &Arc<Inner>) {
                     .with_status_code(503)
                 }
             }
-            _ => text("not found: try /metrics or /healthz\n".into()).with_status_code(404),
+            "/readyz" => match inner.readiness().not_ready() {
+                None => text("ready\n".into()),
+                Some(why) => text(format!("not ready: {why}\n")).with_status_code(503),
+            },
+            _ => {
+                text("not found: try /metrics, /healthz or /readyz\n".into()).with_status_code(404)
+            }
         };
         // A client that went away is its own problem.
         let _ = request.respond(response);

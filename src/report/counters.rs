@@ -3,7 +3,7 @@
 //! loop or its final commit.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -42,6 +42,9 @@ pub struct Counters {
     pub last_success_ms: AtomicU64,
     /// Microseconds the read side waited for `--max-bytes-per-sec`/`--max-records-per-sec`.
     pub throttled_us: AtomicU64,
+    /// The run holds its share of the source partitions: the group's assignment (or an
+    /// empty share the group answered), a shard's, exactly-once's; false while it waits.
+    pub holding: AtomicBool,
     /// Warnings raised while copying (e.g. a source topic deleted), not yet printed.
     notices: Mutex<Vec<String>>,
     /// What the run waits for before it can copy (e.g. a group's assignment), if anything.
@@ -288,6 +291,7 @@ impl Default for Counters {
             last_commit_ms: AtomicU64::new(0),
             last_success_ms: AtomicU64::new(0),
             throttled_us: AtomicU64::new(0),
+            holding: AtomicBool::new(false),
             notices: Mutex::new(Vec::new()),
             waiting: Mutex::new(None),
             group: Mutex::new(None),

@@ -160,6 +160,7 @@ impl Rebalancer {
             st.assigned_once = true;
             st.waiting_since = None;
             self.shared.counters.set_waiting(None);
+            self.shared.counters.holding.store(true, Ordering::Relaxed);
         }
         let assignment = self.note_assigned(&mut st, &starts);
         st.publish(&self.shared.counters);
@@ -276,6 +277,7 @@ impl Rebalancer {
             st.assigned_once = false;
             st.answered = None;
             st.waiting_since = Some(Instant::now());
+            self.shared.counters.holding.store(false, Ordering::Relaxed);
         }
         self.release(&mut st, revoked, lost);
         st.publish(&self.shared.counters);

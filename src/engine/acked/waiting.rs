@@ -1,6 +1,7 @@
 //! While the group gives this run no partitions: joining within `--join-timeout`, and, once
 //! it waited a while, who holds them (issue 35).
 
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use rdkafka::consumer::Consumer;
@@ -35,6 +36,7 @@ impl Acked {
             }
             drop(st);
             self.shared.counters.set_waiting(None);
+            self.shared.counters.holding.store(true, Ordering::Relaxed);
             return true;
         }
         let waited = since.elapsed();

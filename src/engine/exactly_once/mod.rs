@@ -189,6 +189,8 @@ impl ExactlyOnce {
         if let Err(e) = self.start() {
             self.failure.fail_with(e);
         } else {
+            // Its partitions are its own from the start (no group hands them out).
+            self.counters.holding.store(true, Ordering::Relaxed);
             self.copy(stop);
             self.counters.finishing(stop.load(Ordering::SeqCst));
             // An aborted last transaction rewinds: a run that must catch up copies again.
