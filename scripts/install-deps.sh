@@ -9,7 +9,8 @@
 #     pinned in scripts/kafka/pom.xml and the older and newer ones the tests also start (2.8.2 with
 #     ZooKeeper 3.8.4, 3.9.1, 4.4.0), copied by Maven into $REPO/.cache/kafka/VERSION/libs
 #     (git-ignored), the folders scripts/kafka.sh runs them from;
-#   - cargo-nextest, the test runner scripts/test.sh uses.
+#   - cargo-nextest, the test runner scripts/test.sh uses;
+#   - the Go modules of deploy/kubernetes/validate (Go itself is the machine's, /usr/local/go).
 # Idempotent: a second run checks, fetches nothing and exits in about a second.
 # Env: KREPLICATE_TANSU_DIR overrides the tansu folder (default $REPO/.cache/tansu).
 set -euo pipefail
@@ -32,8 +33,15 @@ die() { echo "install-deps: ERROR: $*" >&2; exit 1; }
 # openssl: scripts/kafka.sh makes a test CA and broker certificate for TLS listeners.
 # prometheus prometheus-node-exporter: the metrics tests scrape kreplicate with the real servers
 # (the tests start their own processes; the packages' services are not used).
+# podman runc: scripts/image.sh builds the container image and tests/deploy.rs runs it (runc:
+# crun refuses these machines' cgroup layout).
+# dpkg-dev (dpkg-shlibdeps, and binutils' strip and readelf) man-db systemd strace passwd:
+# scripts/deb.sh builds the Debian package and tests/package.rs installs it into a throwaway root
+# (systemd-sysusers and userdel run by its maintainer scripts), checks its units with
+# systemd-analyze, renders its man pages and traces its runs against the units' sandbox.
 PKGS=(gcc g++ make libc6-dev libssl-dev pkg-config zlib1g-dev python3 python3-pip unzip ca-certificates
-      prometheus prometheus-node-exporter openjdk-17-jre-headless maven openssl)
+      prometheus prometheus-node-exporter openjdk-17-jre-headless maven openssl podman runc
+      dpkg-dev man-db systemd strace passwd)
 missing=()
 for p in "${PKGS[@]}"; do
     # dpkg -s succeeds for removed-but-configured packages too; check the status line.
@@ -139,4 +147,22 @@ else
     cargo install --locked --quiet "cargo-nextest@$NEXTEST_VERSION" >&2 || die "cargo install cargo-nextest failed"
     nextest_msg="cargo-nextest $NEXTEST_VERSION installed"
 fi
-echo "install-deps: $apt_msg; $tansu_msg; $kafka_msg; $nextest_msg"
+# --- Go, for the Kubernetes manifests' validator -------------------------------------------
+# deploy/kubernetes/validate (tests/deploy.rs) decodes the manifests with k8s.io/api, which needs
+# Go 1.26: the machine's toolchain in /usr/local/go (Debian's golang-go is too old). Its modules
+# come from the Go module proxy, pinned by go.sum; `go mod download` does nothing once cached.
+GO=/usr/local/go/bin/go
+[ -x "$GO" ] || GO="$(command -v go || true)"
+[ -n "$GO" ] || die "no Go toolchain (/usr/local/go/bin/go or go on PATH): deploy/kubernetes/validate needs Go 1.26"
+go_want="$(sed -n 's/^go \([0-9.]*\)$/\1/p' "$REPO/deploy/kubernetes/validate/go.mod")"
+go_have="$("$GO" env GOVERSION)"
+[ "$(printf '%s\n' "go$go_want" "$go_have" | sort -V | head -1)" = "go$go_want" ] \
+    || die "$GO is $go_have; deploy/kubernetes/validate needs go$go_want"
+# The build fills Go's build cache (about 30 s the first time, k8s.io/api is large), so the
+# tests only link; once cached it takes under a second.
+(cd "$REPO/deploy/kubernetes/validate" && GOTOOLCHAIN=local "$GO" mod download \
+    && GOTOOLCHAIN=local "$GO" build -o /dev/null .) >&2 \
+    || die "go mod download or build of deploy/kubernetes/validate failed"
+go_msg="$go_have with deploy/kubernetes/validate's modules"
+
+echo "install-deps: $apt_msg; $tansu_msg; $kafka_msg; $nextest_msg; $go_msg"

@@ -3,7 +3,10 @@
 # (per-partition sequence numbers), a continuous kreplicate run, and one fault at a time drawn
 # from the seed, while a read_committed checker reads the target for the whole soak.
 #
-#   scripts/soak.sh [--minutes M] [--seed S] [--guarantee at-least-once|exactly-once]
+#   scripts/soak.sh [--minutes M] [--seed S] [--guarantee at-least-once|exactly-once] [--kinds K,K]
+#
+# --kinds draws only the fault kinds listed (the numbers in the case below), for a soak focused
+# on some faults: e.g. --kinds 9,10,11,12 for the compound ones.
 #
 # Faults: kill -9 of kreplicate (then a restart), SIGSTOP of kreplicate for 5-20 s then SIGCONT,
 # kill -9 of one broker node of either cluster and its restart, a rolling restart of either
@@ -12,22 +15,31 @@
 # hold for 5-20 s, latency of 200-2000 ms for 10-30 s, a link that flaps (cut, down, up, every
 # 1-4 s) for 10-30 s; under at-least-once, member churn: a second run joins the group for 10-30
 # s, under the classic or the KIP-848 protocol, then stops (SIGTERM, exit 0 expected).
+# Compound faults (issue 41), each landing while records are held in flight (the run's metrics
+# say how many, logged as `evidence:`): a one-way hold longer than the runs' --delivery-timeout
+# (30 s; the run must fail, exit 1); kill -9 during a one-way hold; under at-least-once,
+# SIGSTOP past the group's session (50 s; 45 s is Kafka's default) and a revoke during a
+# one-way hold (a churn member joins while the run's flush cannot finish).
 # After each fault a run that exited is recorded and started again. At the end: the
 # writer stops, the continuous run gets SIGTERM (exit 0 expected), one --until-caught-up run
 # copies the rest, and every record is checked (missing, duplicates, order).
 # History in target/soak/<time>-<guarantee>-<seed>/: timeline.log (every fault and exit),
 # run-N.stderr and run-N.exit for every kreplicate run, the writer's and checkers' JSON, the seed.
-# Prints one verdict line; exit 0 when it says PASS.
+# The verdict also bounds at-least-once duplicates by what the runs had copied past their last
+# commit (sampled every second from their metrics, plus a second's worth of copying each), and
+# under exactly-once requires aborted transactions when a fault held records (read_committed
+# checkers see none of them). Prints one verdict line; exit 0 when it says PASS.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-minutes=30 seed=$((RANDOM * 32768 + RANDOM)) guarantee=at-least-once
+minutes=30 seed=$((RANDOM * 32768 + RANDOM)) guarantee=at-least-once kinds=""
 while (($#)); do
     case "$1" in
     --minutes) minutes="$2"; shift 2 ;;
     --seed) seed="$2"; shift 2 ;;
     --guarantee) guarantee="$2"; shift 2 ;;
-    *) echo "usage: scripts/soak.sh [--minutes M] [--seed S] [--guarantee G]" >&2; exit 2 ;;
+    --kinds) kinds="$2"; shift 2 ;;
+    *) echo "usage: scripts/soak.sh [--minutes M] [--seed S] [--guarantee G] [--kinds K,K]" >&2; exit 2 ;;
     esac
 done
 case "$guarantee" in at-least-once | exactly-once) ;; *) echo "soak: --guarantee at-least-once or exactly-once" >&2; exit 2 ;; esac
@@ -85,14 +97,73 @@ pids[writer]=$!
     --status "$hist/checker.json" --stop "$hist/stop.checker" >"$hist/checker.out" 2>"$hist/checker.err" &
 pids[checker]=$!
 
-run_n=0 run_pid="" exits_unexpected=0 peak_rss=0 churn_n=0
+run_n=0 run_pid="" exits_unexpected=0 peak_rss=0 churn_n=0 held_missed=0
 metrics="127.0.0.1:$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+delivery_timeout=30
 args=(--from "$A" --to "$B" --topics "$topic" --group soak --guarantee "$guarantee" --create-topics
-    --replication-factor 3 --commit-interval 2s --metrics-addr "$metrics")
+    --replication-factor 3 --commit-interval 2s --delivery-timeout "${delivery_timeout}s"
+    --metrics-addr "$metrics")
+# One line of the run's metrics: records in flight, the oldest one's age, copied past the last
+# commit (per partition: the last copied offset + 1 minus the committed position), records
+# copied, aborted transactions. Empty when the run does not answer.
+sample() {
+    curl -sf --max-time 2 "http://$metrics/metrics" 2>/dev/null | python3 -c '
+import sys, collections
+v = collections.defaultdict(dict)
+for line in sys.stdin:
+    if line.startswith("#") or not line.strip(): continue
+    name_labels, value = line.rsplit(" ", 1)
+    name, _, labels = name_labels.partition("{")
+    v[name][labels] = float(value)
+one = lambda n: sum(v[n].values())
+past = sum(max(0.0, last + 1 - v["kreplicate_committed_offset"].get(l, 0.0))
+           for l, last in v["kreplicate_last_copied_offset"].items())
+print(int(one("kreplicate_records_in_flight")), round(one("kreplicate_oldest_unacknowledged_seconds"), 1),
+      int(past), int(one("kreplicate_records_copied_total")), int(one("kreplicate_transactions_aborted_total")))' 2>/dev/null || true
+}
+# Every second: each run's highest past-commit count and copy rate, and its last abort count.
+sampler() {
+    local prev_copied=0 prev_run=0 line n in_flight oldest past copied aborted
+    while [ ! -e "$hist/stop.sampler" ]; do
+        line=$(sample)
+        n=$(cat "$hist/run.current" 2>/dev/null || echo 0)
+        if [ -n "$line" ] && ((n > 0)); then
+            read -r in_flight oldest past copied aborted <<<"$line"
+            ((n == prev_run)) || prev_copied=$copied
+            python3 - "$hist/run-$n.bound" "$past" "$((copied - prev_copied))" "$aborted" <<'PY'
+import json, sys
+path, past, rate, aborted = sys.argv[1], int(sys.argv[2]), max(0, int(sys.argv[3])), int(sys.argv[4])
+try: b = json.load(open(path))
+except Exception: b = {"past_commit": 0, "rate": 0, "aborted": 0}
+b = {"past_commit": max(b["past_commit"], past), "rate": max(b["rate"], rate), "aborted": max(b["aborted"], aborted)}
+json.dump(b, open(path, "w"))
+PY
+            prev_copied=$copied prev_run=$n
+        fi
+        sleep 1
+    done
+}
+# held_evidence: waits (at most 30 s) until a record has waited 1 s unacknowledged; logs it
+held_evidence() {
+    local line in_flight oldest
+    for _ in $(seq 60); do
+        line=$(sample)
+        read -r in_flight oldest _ <<<"${line:-0 0 0}"
+        if python3 -c "import sys; sys.exit(0 if float('$oldest') >= 1.0 else 1)"; then
+            log "evidence: $1: $in_flight records in flight, the oldest waiting ${oldest}s"
+            return 0
+        fi
+        sleep 0.5
+    done
+    log "evidence: $1: no record held in flight within 30 s (the fault did not land)"
+    held_missed=$((held_missed + 1))
+    return 1
+}
 start_run() {
     run_n=$((run_n + 1))
     RUST_LOG=warn "$kr" "${args[@]}" "$@" >"$hist/run-$run_n.out" 2>"$hist/run-$run_n.stderr" &
     run_pid=$!
+    echo "$run_n" >"$hist/run.current"
     pids[run]=$run_pid
     log "run $run_n started (pid $run_pid)"
 }
@@ -126,14 +197,21 @@ pick() {
 # The source topic exists once the writer wrote its first figures.
 for _ in $(seq 120); do [ -f "$hist/writer.json" ] && break; sleep 1; done
 start_run
+sampler &
+pids[sampler]=$!
 deadline=$((SECONDS + minutes * 60))
 while ((SECONDS < deadline)); do
     sleep $((10 + RANDOM % 20))
     check_run
     ((SECONDS < deadline)) || break
-    kind=$((RANDOM % 9))
-    # Member churn needs a group: exactly-once owns a static shard, a second run would fence it.
-    [ "$kind" != 8 ] || [ "$guarantee" = at-least-once ] || kind=$((RANDOM % 8))
+    # Member churn and a session need a group: exactly-once owns a static shard (a second run
+    # would fence it).
+    while :; do
+        kind=$((RANDOM % 13))
+        [ -z "$kinds" ] || [[ ",$kinds," == *",$kind,"* ]] || continue
+        [ "$guarantee" = exactly-once ] && ((kind == 8 || kind == 10 || kind == 12)) && continue
+        break
+    done
     case $kind in
     0)
         rss
@@ -214,9 +292,75 @@ while ((SECONDS < deadline)); do
         [ "$ccode" = 0 ] || exits_unexpected=$((exits_unexpected + 1))
         faults[churn_$proto]=$((${faults[churn_$proto]:-0} + 1))
         ;;
+    9)
+        i=$((1 + RANDOM % 3))
+        echo "$i hold_requests" >"$hist/proxy.ctl"
+        log "fault: hold_requests between kreplicate and target node $i past --delivery-timeout ${delivery_timeout}s"
+        if held_evidence "hold past the delivery timeout"; then
+            # The run fails once a held record's delivery times out, within 2 timeouts.
+            for _ in $(seq $((2 * delivery_timeout + 10))); do kill -0 "$run_pid" 2>/dev/null || break; sleep 1; done
+        fi
+        : >"$hist/proxy.ctl"
+        log "target node $i's link forwards again"
+        if kill -0 "$run_pid" 2>/dev/null; then
+            log "run $run_n still runs after a hold past its delivery timeout"
+            exits_unexpected=$((exits_unexpected + 1))
+        else
+            end_run "a delivery failure, 1"
+            [ "$(cat "$hist/run-$run_n.exit")" = 1 ] || exits_unexpected=$((exits_unexpected + 1))
+            start_run
+        fi
+        faults[hold_past_timeout]=$((${faults[hold_past_timeout]:-0} + 1))
+        ;;
+    10)
+        log "evidence: SIGSTOP past the session: $(sample | cut -d' ' -f1) records in flight"
+        kill -STOP "$run_pid"
+        log "fault: SIGSTOP kreplicate run $run_n for 50s (past the group's 45 s session)"
+        sleep 50
+        kill -CONT "$run_pid"
+        log "SIGCONT run $run_n"
+        faults[stop_past_session]=$((${faults[stop_past_session]:-0} + 1))
+        ;;
+    11)
+        i=$((1 + RANDOM % 3))
+        echo "$i hold_requests" >"$hist/proxy.ctl"
+        log "fault: kill -9 kreplicate run $run_n during a hold_requests of target node $i"
+        held_evidence "kill -9 during a hold" || true
+        rss
+        kill -KILL "$run_pid"
+        end_run "killed"
+        : >"$hist/proxy.ctl"
+        log "target node $i's link forwards again"
+        start_run
+        faults[kill_during_hold]=$((${faults[kill_during_hold]:-0} + 1))
+        ;;
+    12)
+        i=$((1 + RANDOM % 3)) proto=consumer
+        ((RANDOM % 2)) || proto=classic
+        echo "$i hold_requests" >"$hist/proxy.ctl"
+        log "fault: a revoke during a hold_requests of target node $i ($proto churn member)"
+        held_evidence "revoke during a hold" || true
+        churn_n=$((churn_n + 1))
+        RUST_LOG=warn "$kr" "${args[@]:0:${#args[@]}-2}" -X "group.protocol=$proto" \
+            >"$hist/churn-$churn_n.out" 2>"$hist/churn-$churn_n.stderr" &
+        cpid=$!
+        pids[churn]=$cpid
+        sleep 15
+        : >"$hist/proxy.ctl"
+        log "target node $i's link forwards again"
+        sleep 5
+        kill -TERM "$cpid" 2>/dev/null || true
+        ccode=0
+        wait "$cpid" || ccode=$?
+        echo "$ccode" >"$hist/churn-$churn_n.exit"
+        log "churn run $churn_n exited $ccode (expected: SIGTERM, 0)"
+        [ "$ccode" = 0 ] || exits_unexpected=$((exits_unexpected + 1))
+        faults[revoke_during_hold]=$((${faults[revoke_during_hold]:-0} + 1))
+        ;;
     esac
     check_run
 done
+touch "$hist/stop.sampler"
 
 log "soak over: the writer stops, the run gets SIGTERM, a final run copies the rest"
 touch "$hist/stop.writer"
@@ -256,12 +400,24 @@ field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get(sy
 fault_list=""
 for k in "${!faults[@]}"; do fault_list+="${fault_list:+,}$k=${faults[$k]}"; done
 errors=$(cat "$hist"/run-*.stderr | grep -c " ERROR " || true)
+# At-least-once: duplicates within what the runs copied past their last commit; exactly-once:
+# aborts when a fault held records in flight.
+read -r dup_bound aborts < <(python3 -c '
+import glob, json
+bs = [json.load(open(p)) for p in glob.glob(__import__("sys").argv[1] + "/run-*.bound")]
+print(sum(b["past_commit"] + b["rate"] for b in bs), sum(b["aborted"] for b in bs))' "$hist")
+held=$((${faults[hold_requests]:-0} + ${faults[hold]:-0} + ${faults[hold_past_timeout]:-0} + ${faults[kill_during_hold]:-0}))
+duplicates=$(field "$hist/final.json" duplicates)
 verdict=PASS
-((writer_code == 0 && checker_code == 0 && final_code == 0 && exits_unexpected == 0)) || verdict=FAIL
+((writer_code == 0 && checker_code == 0 && final_code == 0 && exits_unexpected == 0 && held_missed == 0)) || verdict=FAIL
+[[ "$duplicates" =~ ^[0-9]+$ ]] || verdict=FAIL
+[ "$guarantee" != at-least-once ] || ((${duplicates//[!0-9]/0} <= dup_bound)) || verdict=FAIL
+[ "$guarantee" != exactly-once ] || ((held == 0 || aborts > 0)) || verdict=FAIL
 line="soak: $verdict guarantee=$guarantee seed=$seed minutes=$minutes faults={${fault_list}}"
 line+=" records=$(field "$hist/final.json" records) missing=$(field "$hist/final.json" missing)"
 line+=" duplicates=$(field "$hist/final.json" duplicates) disorder=$(field "$hist/final.json" disorder)"
 line+=" live_gaps=$(field "$hist/checker.json" gaps) live_duplicates=$(field "$hist/checker.json" duplicates)"
+line+=" duplicate_bound=$dup_bound aborts=$aborts held_faults_missed=$held_missed"
 line+=" runs=$run_n unexpected_exits=$exits_unexpected error_lines=$errors peak_rss_kb=$peak_rss history=$hist"
 echo "$line" | tee "$hist/verdict"
 [ "$verdict" = PASS ]
