@@ -43,6 +43,10 @@ while (($#)); do
     esac
 done
 case "$guarantee" in at-least-once | exactly-once) ;; *) echo "soak: --guarantee at-least-once or exactly-once" >&2; exit 2 ;; esac
+if [ -n "$kinds" ] && [ "$guarantee" = exactly-once ] && [[ ",$kinds," != *,[0-79],* && ",$kinds," != *,11,* ]]; then
+    echo "soak: --kinds $kinds has only faults that need a group (8, 10, 12); exactly-once has none" >&2
+    exit 2
+fi
 
 RANDOM=$seed # the nemesis' draws; the writer takes the seed too
 hist="$PWD/target/soak/$(date -u +%Y%m%dT%H%M%S)-$guarantee-$seed"
@@ -104,7 +108,8 @@ args=(--from "$A" --to "$B" --topics "$topic" --group soak --guarantee "$guarant
     --replication-factor 3 --commit-interval 2s --delivery-timeout "${delivery_timeout}s"
     --metrics-addr "$metrics")
 # One line of the run's metrics: records in flight, the oldest one's age, copied past the last
-# commit (per partition: the last copied offset + 1 minus the committed position), records
+# commit (per partition: the last copied offset + 1 minus the committed position, or what it
+# copied in this run before its first commit), records
 # copied, aborted transactions. Empty when the run does not answer.
 sample() {
     curl -sf --max-time 2 "http://$metrics/metrics" 2>/dev/null | python3 -c '
@@ -116,7 +121,9 @@ for line in sys.stdin:
     name, _, labels = name_labels.partition("{")
     v[name][labels] = float(value)
 one = lambda n: sum(v[n].values())
-past = sum(max(0.0, last + 1 - v["kreplicate_committed_offset"].get(l, 0.0))
+# Without a committed position yet, all the partition copied in this run is past it.
+committed, copied = v["kreplicate_committed_offset"], v["kreplicate_records_copied_total"]
+past = sum(max(0.0, last + 1 - committed[l]) if l in committed else copied.get(l, 0.0)
            for l, last in v["kreplicate_last_copied_offset"].items())
 print(int(one("kreplicate_records_in_flight")), round(one("kreplicate_oldest_unacknowledged_seconds"), 1),
       int(past), int(one("kreplicate_records_copied_total")), int(one("kreplicate_transactions_aborted_total")))' 2>/dev/null || true
@@ -186,6 +193,23 @@ check_run() { # a run that exited by itself is recorded and started again
         end_run
         start_run
     fi
+}
+# A second member of the run's group under $proto (the run's arguments but its --metrics-addr,
+# the last two); end_churn stops it with SIGTERM, exit 0 expected.
+start_churn() {
+    churn_n=$((churn_n + 1))
+    RUST_LOG=warn "$kr" "${args[@]:0:${#args[@]}-2}" -X "group.protocol=$proto" \
+        >"$hist/churn-$churn_n.out" 2>"$hist/churn-$churn_n.stderr" &
+    cpid=$!
+    pids[churn]=$cpid
+}
+end_churn() {
+    local ccode=0
+    kill -TERM "$cpid" 2>/dev/null || true
+    wait "$cpid" || ccode=$?
+    echo "$ccode" >"$hist/churn-$churn_n.exit"
+    log "churn run $churn_n exited $ccode (expected: SIGTERM, 0)"
+    [ "$ccode" = 0 ] || exits_unexpected=$((exits_unexpected + 1))
 }
 # Draws stay in this shell: bash reseeds RANDOM in a subshell, $(...) would leave the seed's path.
 pick() {
@@ -276,20 +300,10 @@ while ((SECONDS < deadline)); do
     8)
         s=$((10 + RANDOM % 21)) proto=consumer
         ((RANDOM % 2)) || proto=classic
-        churn_n=$((churn_n + 1))
-        # The run's arguments but its --metrics-addr (the last two).
-        RUST_LOG=warn "$kr" "${args[@]:0:${#args[@]}-2}" -X "group.protocol=$proto" \
-            >"$hist/churn-$churn_n.out" 2>"$hist/churn-$churn_n.stderr" &
-        cpid=$!
-        pids[churn]=$cpid
+        start_churn
         log "fault: member churn: churn run $churn_n ($proto protocol, pid $cpid) joins for ${s}s"
         sleep "$s"
-        kill -TERM "$cpid" 2>/dev/null || true
-        ccode=0
-        wait "$cpid" || ccode=$?
-        echo "$ccode" >"$hist/churn-$churn_n.exit"
-        log "churn run $churn_n exited $ccode (expected: SIGTERM, 0)"
-        [ "$ccode" = 0 ] || exits_unexpected=$((exits_unexpected + 1))
+        end_churn
         faults[churn_$proto]=$((${faults[churn_$proto]:-0} + 1))
         ;;
     9)
@@ -340,21 +354,12 @@ while ((SECONDS < deadline)); do
         echo "$i hold_requests" >"$hist/proxy.ctl"
         log "fault: a revoke during a hold_requests of target node $i ($proto churn member)"
         held_evidence "revoke during a hold" || true
-        churn_n=$((churn_n + 1))
-        RUST_LOG=warn "$kr" "${args[@]:0:${#args[@]}-2}" -X "group.protocol=$proto" \
-            >"$hist/churn-$churn_n.out" 2>"$hist/churn-$churn_n.stderr" &
-        cpid=$!
-        pids[churn]=$cpid
+        start_churn
         sleep 15
         : >"$hist/proxy.ctl"
         log "target node $i's link forwards again"
         sleep 5
-        kill -TERM "$cpid" 2>/dev/null || true
-        ccode=0
-        wait "$cpid" || ccode=$?
-        echo "$ccode" >"$hist/churn-$churn_n.exit"
-        log "churn run $churn_n exited $ccode (expected: SIGTERM, 0)"
-        [ "$ccode" = 0 ] || exits_unexpected=$((exits_unexpected + 1))
+        end_churn
         faults[revoke_during_hold]=$((${faults[revoke_during_hold]:-0} + 1))
         ;;
     esac

@@ -628,6 +628,11 @@ fn traced_pid(strace: u32) -> u32 {
                 .flatten()
                 .filter_map(|t| std::fs::read_to_string(t.path().join("children")).ok())
                 .flat_map(|c| c.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+                // Once the child has exec'd kreplicate: before that it is strace's fork.
+                .filter(|p| {
+                    std::fs::read_to_string(format!("/proc/{p}/comm"))
+                        .is_ok_and(|c| c.trim() == "kreplicate")
+                })
                 .find_map(|p| p.parse().ok());
             pid.is_some()
         },
@@ -878,8 +883,11 @@ fn issue_44_the_installed_package_copies_with_its_units_command_lines() {
         .args(["-TERM", &pid.to_string()])
         .status()
         .unwrap();
-    assert!(ok_kill.success());
     let run = kr::wait(running.take().unwrap(), Duration::from_secs(180));
+    assert!(
+        ok_kill.success(),
+        "kreplicate {pid} was gone before SIGTERM: {run:?}"
+    );
     println!(
         "installed continuous run: exit {} after SIGTERM in {:?}\n{}{}",
         run.code,
