@@ -1082,3 +1082,53 @@ fn issue_35_gauges_of_partitions_given_up_in_a_rebalance_are_dropped() {
     kr::stop(&mut first);
     kr::assert_complete(&a.bootstrap, &b.bootstrap, t, t, 4);
 }
+
+/// Issue 41 (item 12): the guide promises that a cron-style `--until-caught-up` member the group
+/// gives no partitions (more members than partitions) ends once the other members are caught
+/// up, under both group protocols. A continuous member, rate-limited, holds the only partition
+/// with 500 records still to copy; the cron member joins, holds nothing, copies nothing, and
+/// exits 0 once the group's position reached the end.
+#[test]
+fn issue_41_a_surplus_until_caught_up_member_ends_once_the_others_are_caught_up() {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    for (protocol, props) in [("classic", &FAST_GROUP[..]), ("consumer", &[][..])] {
+        let n = common::unique(&format!("surplus-cron-{protocol}"));
+        let t = &format!("{n}.t");
+        let g = &format!("{n}.g");
+        common::create_topic(&a.bootstrap, t, 1);
+        common::create_topic(&b.bootstrap, t, 1);
+        common::produce(&a.bootstrap, t, &kr::records(100, 1, "pre"));
+        let addrs = [0, 1].map(|_| format!("127.0.0.1:{}", common::free_port()));
+        let extra = ["--topics", t, "--json", "-v", "--commit-interval", "200ms"];
+        let spawn = |i: usize, more: &[&str]| {
+            let mut v = member(&a, &b, g, props, &extra);
+            v.extend(["--metrics-addr", addrs[i].as_str()]);
+            v.extend_from_slice(more);
+            kr::spawn(&v)
+        };
+        let mut continuous = Some(spawn(0, &["--max-bytes-per-sec", "4KB"]));
+        kr::wait_for_committed(&a.bootstrap, g, t, &[100], &mut continuous);
+        common::produce(&a.bootstrap, t, &kr::records(500, 1, "more"));
+        let joined = Instant::now();
+        let cron = kr::wait(spawn(1, &["--until-caught-up"]), Duration::from_secs(90));
+        let took = joined.elapsed();
+        let positions = common::committed(&a.bootstrap, g, t, 1);
+        let held_by_continuous = kr::metric(&addrs[0], "kreplicate_assigned_partitions");
+        let stopped = kr::stop(&mut continuous);
+        eprintln!(
+            "evidence: {protocol}: the surplus cron member exited {} after {took:.1?}, copying {} records; the continuous member held {held_by_continuous:?} partitions; the group's position then {positions:?} of 600",
+            cron.code,
+            cron.json()["records"]
+        );
+        assert_eq!(cron.code, 0, "{protocol}: {}", cron.stderr);
+        assert_eq!(cron.json()["records"], 0, "{protocol}: {}", cron.stdout);
+        assert_eq!(held_by_continuous, Some(1.0), "{protocol}");
+        assert_eq!(
+            positions,
+            vec![600],
+            "{protocol}: it ended before the other member was caught up"
+        );
+        assert_eq!(stopped.code, 0, "{protocol}: {}", stopped.stderr);
+        kr::assert_complete(&a.bootstrap, &b.bootstrap, t, t, 1);
+    }
+}

@@ -3,7 +3,8 @@
 //! delivery timeout, until the open transaction's records in flight time out; the run aborts, rewinds
 //! to what the target shows, and goes on copying a live writer's records. A read_uncommitted
 //! reader then finds the aborted copies that a read_committed one does not, and the
-//! read_committed copy is exact.
+//! read_committed copy is exact. Also behind the proxy: a commit whose answer never comes (its
+//! outcome unknown to the run) and the rerun that resumes from what the target shows.
 
 use std::time::Duration;
 
@@ -152,5 +153,124 @@ fn issue_31_a_held_target_aborts_a_long_transaction_larger_than_the_tail_window(
     assert!(
         aborted.iter().any(|&n| n > 1000),
         "an aborted transaction larger than the tail window: {aborted:?}"
+    );
+}
+
+/// Issue 41 (item 12): the guide promises that a commit whose outcome is unknown (its EndTxn
+/// unanswered within the commit's bound) ends the run with exit 1 saying so, and that the next
+/// run resumes from what the target shows. On Kafka: the target's answers are delayed 1.5 s,
+/// and once librdkafka starts the commit every connection to the target is held, so the EndTxn
+/// that already reached the broker commits there while its answer never comes back. The source
+/// group's positions then lag the target (the commit failed, so they were not committed): a
+/// rerun that trusted them would copy the transaction again. The rerun copies nothing twice.
+#[test]
+fn issue_41_after_a_commit_whose_outcome_is_unknown_the_rerun_resumes_from_the_target() {
+    const PARTS: i32 = 2;
+    let a = Kafka::shared("a");
+    let (b, proxy) = Kafka::behind_proxy("unknown-outcome-b");
+    let n = common::unique("unknown");
+    let (t, g) = (&format!("{n}.t"), &format!("{n}.g"));
+    common::create_topic(&a.bootstrap, t, PARTS);
+    common::create_topic(&b.bootstrap, t, PARTS);
+    common::produce(&a.bootstrap, t, &kr::records(100, PARTS, "first"));
+    let addr = format!("127.0.0.1:{}", common::free_port());
+    let copy = |extra: &[&'static str]| {
+        kr::Args::copy(&a.bootstrap, &b.bootstrap)
+            .topics(t)
+            .group(g)
+            .guarantee("exactly-once")
+            .fast_group()
+            .with(extra)
+            .build()
+            .into_iter()
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    let mut args = copy(&["--delivery-timeout", "10s", "--txn-max-time", "1s"]);
+    args.extend(["--metrics-addr", &addr, "-vv", "--to-property", "debug=eos"].map(String::from));
+    let mut run = kr::Watched::spawn(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    run.wait_for("the first transaction", Duration::from_secs(60), |_| {
+        metric(&addr, "kreplicate_transactions_committed_total") >= 1.0
+    });
+
+    // The fault: answers late, then, once the commit begins, nothing forwarded at all.
+    proxy.delay_answers(Duration::from_millis(1500));
+    let said_before = run.said().len();
+    common::produce(&a.bootstrap, t, &kr::records(100, PARTS, "second"));
+    let begun = "Transaction state change BeginCommit -> CommittingTransaction";
+    run.wait_for(
+        "a commit of the second records",
+        Duration::from_secs(60),
+        |s| s[said_before..].contains(begun),
+    );
+    proxy.hold();
+    let held_at = std::time::Instant::now();
+    let line = run.said()[said_before..]
+        .lines()
+        .rfind(|l| l.contains(begun))
+        .unwrap_or_default()
+        .to_string();
+    let failed = run.wait(Duration::from_secs(60));
+    eprintln!(
+        "evidence: every connection to the target held once the commit began:\n  {line}\n  the run exited {} {:.1?} later",
+        failed.code,
+        held_at.elapsed()
+    );
+    assert_eq!(failed.code, 1, "{}", failed.stderr);
+    assert!(
+        failed
+            .stderr
+            .contains("the transaction's outcome is unknown")
+            && failed
+                .stderr
+                .contains("the next run resumes from what the target shows"),
+        "{}",
+        failed.stderr
+    );
+    proxy.cut();
+    proxy.delay_answers(Duration::ZERO);
+    proxy.resume();
+
+    // What the target shows, past the proxy: the held EndTxn committed there (or, had the hold
+    // come before it was sent, the transaction is still open and the rerun's fencing aborts it).
+    let direct = b.internal();
+    let stable = common::ends(&direct, t, PARTS, "read_committed");
+    let high = common::ends(&direct, t, PARTS, "read_uncommitted");
+    let positions = common::committed(&a.bootstrap, g, t, PARTS);
+    let committed_there = stable == high;
+    eprintln!(
+        "evidence: after the unknown outcome: target last stable offsets {stable:?}, high watermarks {high:?} ({}); source group positions {positions:?}",
+        if committed_there { "the EndTxn committed on the broker" } else { "the transaction is still open" }
+    );
+    if committed_there {
+        let on_target = common::read_all(&direct, t).len();
+        assert_eq!(
+            on_target, 200,
+            "the second transaction is visible on the target"
+        );
+        assert!(
+            positions.iter().sum::<i64>() < 200,
+            "the source group lags what the target committed: {positions:?}"
+        );
+    }
+    let rerun = kr::run(
+        &copy(&["--until-caught-up", "--json"])
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(rerun.code, 0, "{}", rerun.stderr);
+    eprintln!(
+        "evidence: the rerun copied {} records (exit 0)",
+        rerun.json()["records"]
+    );
+    if committed_there {
+        assert_eq!(rerun.json()["records"], 0, "{}", rerun.stdout);
+    }
+    let dups = kr::assert_complete(&a.bootstrap, &b.bootstrap, t, t, PARTS);
+    assert_eq!(dups, 0, "a read_committed reader sees every record once");
+    eprintln!(
+        "evidence: {}",
+        common::assert_no_open_transaction(&b.bootstrap, t)
     );
 }

@@ -848,3 +848,98 @@ fn issue_33_sync_acls_from_a_zookeeper_source_to_a_kraft_target() {
         vec![entry("reader", "READ", "ALLOW")]
     );
 }
+
+/// Issue 41 (item 12): the guide promises that an exactly-once run failing on a fatal source
+/// error with its transaction open aborts that transaction on the way out; left open, it would
+/// hold every read_committed reader of the target partition until `transaction.timeout.ms`
+/// (here more than 5 minutes). The fault: the run's Read permission on its source topic removed
+/// while 10 copies sit in its open transaction (a deleted topic is no such error: discovery
+/// follows it and the transaction commits).
+#[test]
+fn issue_41_a_fatal_source_error_aborts_the_open_transaction_on_the_way_out() {
+    let a = secured("eos-fatal", "replicator", SOURCE_PASSWORD, &[]);
+    let b = Kafka::shared("b");
+    let topic = &unique("eos-fatal");
+    let group = &unique("g");
+    common::create_topic(&a.internal(), topic, 1);
+    common::create_topic(&b.bootstrap, topic, 1);
+    common::produce(&a.internal(), topic, &kr::records(10, 1, "src"));
+    let t = ["--topic", topic.as_str()];
+    allow_ops(&a, "replicator", &["Read", "Describe"], &t);
+    allow(&a, "replicator", "Read", &["--group", group]);
+    let sasl = [
+        "security.protocol=SASL_PLAINTEXT".to_string(),
+        "sasl.mechanism=SCRAM-SHA-512".into(),
+        "sasl.username=replicator".into(),
+        format!("sasl.password={SOURCE_PASSWORD}"),
+    ];
+    let mut args: Vec<&str> = vec![
+        "--from",
+        &a.bootstrap,
+        "--to",
+        &b.bootstrap,
+        "--topics",
+        topic,
+        "--group",
+        group,
+        "--guarantee",
+        "exactly-once",
+        "--txn-max-time",
+        "5m",
+        "--json",
+        "-v",
+    ];
+    for p in &sasl {
+        args.extend(["-X", p.as_str()]);
+    }
+    let mut run = Some(kr::spawn(&args));
+    kr::wait_or_kill(Duration::from_secs(60), &mut run, || {
+        let (stable, high) = common::stable_and_high(&b.bootstrap, topic, 0);
+        (high < 10).then(|| format!("the target at {stable} of {high}"))
+    });
+    // The fault lands with the copies in the run's open transaction: sent, not visible.
+    let at_fault = common::stable_and_high(&b.bootstrap, topic, 0);
+    assert_eq!(
+        at_fault,
+        (0, 10),
+        "the 10 copies are in an open transaction"
+    );
+    acl_command(
+        &a,
+        "--remove",
+        &[
+            "--allow-principal",
+            "User:replicator",
+            "--operation",
+            "Read",
+            "--topic",
+            topic,
+        ],
+    );
+    let revoked = Instant::now();
+    let failed = kr::wait(run.take().expect("running"), Duration::from_secs(120));
+    let exited = revoked.elapsed();
+    let (stable, high) = common::stable_and_high(&b.bootstrap, topic, 0);
+    let error = failed.json()["error"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    eprintln!(
+        "evidence: Read revoked with the target at (last stable, high) {at_fault:?}: exit {} {exited:.1?} later, {error:?}; the target then at ({stable}, {high})",
+        failed.code
+    );
+    assert_eq!(failed.code, 1, "{failed:?}");
+    assert!(error.contains("Topic authorization failed"), "{error}");
+    assert!(
+        failed
+            .stderr
+            .contains("aborted the open transaction of 10 records on the way out"),
+        "{}",
+        failed.stderr
+    );
+    assert_eq!(stable, high, "read_committed readers reach the end at once");
+    assert!(
+        common::read_all(&b.bootstrap, topic).is_empty(),
+        "the aborted copies are not visible"
+    );
+}

@@ -136,9 +136,6 @@ fn pump(mut from: TcpStream, mut to: TcpStream, request: bool, st: &Arc<State>) 
                 st2.held.load(Ordering::SeqCst)
                     || request && st2.requests_held.load(Ordering::SeqCst)
             };
-            while held() && !st2.closed.load(Ordering::Relaxed) {
-                std::thread::sleep(Duration::from_millis(5));
-            }
             let mut latency = st2.latency_ms.load(Ordering::Relaxed);
             if !request {
                 latency += st2.answer_latency_ms.load(Ordering::Relaxed);
@@ -147,6 +144,11 @@ fn pump(mut from: TcpStream, mut to: TcpStream, request: bool, st: &Arc<State>) 
             let now = std::time::Instant::now();
             if due > now {
                 std::thread::sleep(due - now);
+            }
+            // Checked once its latency passed: a hold set while a chunk waits out its latency
+            // holds it too (an answer delayed on purpose can be caught before it is forwarded).
+            while held() && !st2.closed.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(5));
             }
             if to.write_all(&chunk).is_err() {
                 break;
