@@ -4,7 +4,9 @@ from nextest's JUnit report into one file, passing tests included (nextest shows
 test's output nowhere else), and fails when a passing test of a fault module printed none:
 a fault that stopped landing must not go unseen.
 
-usage: evidence.py JUNIT_XML OUT_TXT MODULE...
+usage: evidence.py JUNIT_XML OUT_TXT PREFIX...
+
+A PREFIX is a test module (`exits`) or the start of test names in one (`faults::issue_41_`).
 """
 import sys
 import xml.etree.ElementTree as ET
@@ -28,7 +30,9 @@ def main() -> int:
         if found:
             tests += 1
             lines += [f"{name}: {l[l.index('evidence:'):]}" for l in found]
-        elif not failed and any(name.startswith(m + "::") for m in modules):
+        elif not failed and any(
+            name.startswith(m if "::" in m else m + "::") for m in modules
+        ):
             silent.append(name)
     with open(out, "w") as f:
         f.write("\n".join(lines) + "\n")

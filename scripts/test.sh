@@ -24,7 +24,8 @@ status=0
 cargo nextest run --locked --no-fail-fast "$@" 2>&1 | tee "$log" || status=$?
 # Passing tests' evidence lines (issue 41): a report file, and a fault test without one fails.
 python3 scripts/evidence.py target/nextest/default/junit.xml target/evidence.txt \
-    multinode_faults multinode_proxy exits || status=1
+    multinode_faults multinode_proxy exits eos_abort faults::seed_ faults::issue_17_ \
+    faults::issue_31_ faults::issue_41_ || status=1
 # A test retried by its own override (nextest.toml says which and why) and passing the second
 # time is FLAKY: it passes the run, and is listed here so that it is not forgotten.
 if grep -q "FLAKY" "$log"; then

@@ -118,7 +118,7 @@ fn abort_and_go_on(
         })
         .collect();
     eprintln!(
-        "{name}: held (attempt {attempts}) with {open_at_hold:?} records of an open transaction on the target and {in_flight} in flight; transactions aborted {aborted_before} -> {aborted}; aborted copies per partition {extra_copies:?}"
+        "evidence: {name}: held (attempt {attempts}) with {open_at_hold:?} records of an open transaction on the target and {in_flight} in flight; transactions aborted {aborted_before} -> {aborted}; aborted copies per partition {extra_copies:?}"
     );
     assert!(
         extra_copies.iter().sum::<i64>() > 0,

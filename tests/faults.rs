@@ -302,7 +302,7 @@ fn seed_frozen_target_fails_the_run_and_rerun_loses_nothing() {
     assert!(took < exit_bound(), "exit {took:?} after the freeze");
     let committed = common::committed(&a.bootstrap, "g", TOPIC, 4);
     assert_no_commit_past_failures(&run.stderr, &committed);
-    eprintln!("frozen with {held} records in flight; committed {before:?} -> {committed:?}, exit after {took:?}");
+    eprintln!("evidence: frozen with {held} records in flight; committed {before:?} -> {committed:?}, exit after {took:?}");
     b.thaw();
     kr::assert_committed_is_covered(&a.bootstrap, &b.bootstrap, "g", TOPIC, TOPIC, 4);
     let args = copy_args(&a.bootstrap, &b.bootstrap, &["--until-caught-up"]);
@@ -333,7 +333,7 @@ fn killed_while_requests_are_held(protocol: Protocol) {
     );
     let committed =
         kr::assert_committed_is_covered(&a.bootstrap, &b.bootstrap, "g", TOPIC, TOPIC, 4);
-    eprintln!("{protocol:?}: killed with {held} records held in flight; committed {committed:?}");
+    eprintln!("evidence: {protocol:?}: killed with {held} records held in flight; committed {committed:?}");
     rerun_completes(&a, &b, protocol);
 }
 
@@ -376,7 +376,7 @@ fn requests_held_until_the_run_fails(protocol: Protocol) {
     let committed =
         kr::assert_committed_is_covered(&a.bootstrap, &b.bootstrap, "g", TOPIC, TOPIC, 4);
     assert_no_commit_past_failures(&run.stderr, &committed);
-    eprintln!("{protocol:?}: held with {held} records in flight; committed {committed:?}; exit after {took:?}");
+    eprintln!("evidence: {protocol:?}: held with {held} records in flight; committed {committed:?}; exit after {took:?}");
     rerun_completes(&a, &b, protocol);
 }
 
