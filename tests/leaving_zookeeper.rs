@@ -3,7 +3,8 @@
 //! recipe run as written (groups translated, `verify`, the application moved), and from 4.4.0
 //! back to 3.9.1 (failback, the group moved back). Each test starts its two clusters once and
 //! runs every step on them. A fresh ZooKeeper-mode cluster's first permission check answers at
-//! once.
+//! once. Issue 41: the directions those leave out (4.4.0 to 2.8.2, 2.8.2 to 3.9.1 in KRaft mode
+//! and back) copied exactly under both guarantees.
 
 use std::time::{Duration, Instant};
 
@@ -265,4 +266,89 @@ fn issue_33_a_fresh_zookeeper_cluster_s_permissions_are_checked_at_once() {
     );
     assert!(refused.stderr.contains(&want), "{}", refused.stderr);
     assert!(took < Duration::from_secs(45), "the check took {took:?}");
+}
+
+/// One topic of `records` copied from `from` to `to` twice, at-least-once into `TOPIC` and
+/// exactly-once into `eos.TOPIC` (`--until-caught-up --create-topics`), each checked to be an
+/// exact copy (by the harness and by `verify`). What it saw, for the evidence line.
+fn copy_exactly(from: &Kafka, to: &Kafka, route: &str, records: usize) -> String {
+    let (fb, tb) = (from.bootstrap.as_str(), to.bootstrap.as_str());
+    let topic = common::unique("either-way");
+    common::create_topic(fb, &topic, 2);
+    common::produce(fb, &topic, &kr::records(records, 2, &topic));
+    let eos_topic = format!("eos.{topic}");
+    let mut said = vec![route.to_string()];
+    for (guarantee, target) in [("at-least-once", &topic), ("exactly-once", &eos_topic)] {
+        let group = common::unique("g-either-way");
+        let mut extra = vec!["--create-topics"];
+        if guarantee == "exactly-once" {
+            extra.extend(["--rename", "eos.{topic}"]);
+        }
+        let started = Instant::now();
+        let run = kr::run(&kr::caught_up_args(
+            fb, tb, &topic, &group, guarantee, &extra,
+        ));
+        let took = started.elapsed();
+        assert_eq!(run.code, 0, "{guarantee}: {run:?}");
+        assert_eq!(run.json()["records"], records, "{guarantee}: {run:?}");
+        let dups = kr::assert_complete(fb, tb, &topic, target, 2);
+        assert_eq!(dups, 0, "{guarantee}: a record copied twice");
+        let mut verify = vec!["verify", "--from", fb, "--to", tb, "--topics", &topic];
+        if guarantee == "exactly-once" {
+            verify.extend(["--rename", "eos.{topic}"]);
+            common::assert_no_open_transaction(tb, target);
+        }
+        let v = kr::run(&verify);
+        assert_eq!(v.code, 0, "{guarantee}: {v:?}");
+        let verdict = v
+            .stdout
+            .lines()
+            .find(|l| l.starts_with("EXACT"))
+            .unwrap_or_else(|| panic!("{guarantee}: no EXACT verdict: {}", v.stdout))
+            .to_string();
+        said.push(format!(
+            "{guarantee} exit {} in {took:.1?}, {} records; verify exit {}: {verdict}",
+            run.code,
+            run.json()["records"],
+            v.code
+        ));
+    }
+    said.join("; ")
+}
+
+/// Issue 41, item 12 (the guide's "kreplicate copies between any two of Apache Kafka 2.8 to 4.4
+/// in either direction"): the directions the tests above leave out, 4.4.0 → 2.8.2, 2.8.2 →
+/// 3.9.1 and 3.9.1 → 2.8.2 (2.8.2 in ZooKeeper mode, 3.9.1 in KRaft mode), each with both
+/// guarantees: every record arrives exactly once, keys, headers and timestamps intact, and
+/// `verify` says EXACT.
+#[test]
+fn issue_41_copies_between_versions_either_way_round() {
+    let started = Instant::now();
+    let (old, mid) = std::thread::scope(|s| {
+        let mid = s.spawn(|| Kafka::start_version("kraft-3-9", "3.9.1", false, &[]));
+        let old = Kafka::start_version("zk-2-8", "2.8.2", true, &[]);
+        (old, mid.join().expect("start the 3.9.1 cluster"))
+    });
+    let new = Kafka::shared("a");
+    assert_eq!(
+        (old.version(), mid.version(), new.version()),
+        (
+            "2.8.2 zk".into(),
+            "3.9.1 kraft".into(),
+            "4.4.0 kraft".into()
+        )
+    );
+    eprintln!(
+        "evidence: 2.8.2 (ZooKeeper) and 3.9.1 (KRaft) started side by side in {:.1?}",
+        started.elapsed()
+    );
+    for (from, to, route) in [
+        (&new, &old, "4.4.0 -> 2.8.2"),
+        (&old, &mid, "2.8.2 -> 3.9.1"),
+        (&mid, &old, "3.9.1 -> 2.8.2"),
+    ] {
+        let said = copy_exactly(from, to, route, 300);
+        eprintln!("evidence: {said}");
+    }
+    eprintln!("evidence: the whole test took {:.1?}", started.elapsed());
 }

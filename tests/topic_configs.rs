@@ -336,3 +336,306 @@ fn issue_18_a_config_the_target_refuses_on_a_discovered_topic_is_exit_2_at_least
 fn issue_18_a_config_the_target_refuses_on_a_discovered_topic_is_exit_2_exactly_once() {
     a_config_the_target_refuses_on_a_discovered_topic_is_exit_2("exactly-once");
 }
+
+/// Milliseconds since the epoch, as the brokers on this machine stamp records.
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// `kreplicate verify --from A --to B --topics TOPIC` with `extra`.
+fn verify_run(ab: &str, bb: &str, topic: &str, extra: &[&str]) -> kr::Run {
+    let mut args = vec!["verify", "--from", ab, "--to", bb, "--topics", topic];
+    args.extend_from_slice(extra);
+    kr::run(&args)
+}
+
+/// Issue 41, item 12 (the guide's Topic configs): `message.timestamp.before.max.ms` and
+/// `message.timestamp.after.max.ms` set on a source topic never travel with `--create-topics`.
+/// A backlog three days old, written before a one-hour limit was set on the source topic (the
+/// limits apply to writes), is copied whole with its own timestamps, and the created target
+/// topic has neither key (it would refuse that backlog on every run).
+#[test]
+fn issue_41_timestamp_limits_never_travel_with_create_topics() {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    let topic = common::unique("tslimits");
+    common::create_topic(ab, &topic, 2);
+    // Three days old: inside the brokers' 7-day retention, far outside a one-hour limit.
+    let old = (now_ms() - 3 * 86_400_000) / 1000 * 1000;
+    let mut backlog = kr::records(200, 2, "old");
+    for (i, r) in backlog.iter_mut().enumerate() {
+        r.timestamp = Some(old + i as i64);
+    }
+    common::produce(ab, &topic, &backlog);
+
+    let limits = [
+        ("message.timestamp.before.max.ms", "3600000"),
+        ("message.timestamp.after.max.ms", "3600000"),
+    ];
+    let add = limits.map(|(k, v)| format!("{k}={v}")).join(",");
+    common::kafka_tool(
+        "org.apache.kafka.tools.ConfigCommand",
+        &[
+            "--bootstrap-server",
+            ab,
+            "--alter",
+            "--entity-type",
+            "topics",
+            "--entity-name",
+            &topic,
+            "--add-config",
+            &add,
+        ],
+    );
+    let want: BTreeMap<String, String> = limits
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    common::wait_until(
+        "the limits are set on the source topic",
+        Duration::from_secs(30),
+        || common::topic_overrides(ab, &topic) == want,
+    );
+    // The limit is live on the source: a record as old as the backlog is refused now.
+    let mut late = kr::records(1, 2, "late");
+    late[0].timestamp = Some(old);
+    let refused = common::produce_with(
+        ab,
+        &topic,
+        &late,
+        &[("message.timeout.ms", "10000")],
+        Duration::from_secs(20),
+    )
+    .expect_err("the source topic refuses a record older than its limit");
+    assert!(refused.to_lowercase().contains("timestamp"), "{refused}");
+    assert_eq!(common::read_all(ab, &topic).len(), 200, "the backlog stays");
+
+    let group = common::unique("g-tslimits");
+    let run = kr::run(&kr::caught_up_args(
+        ab,
+        bb,
+        &topic,
+        &group,
+        "at-least-once",
+        &["--create-topics"],
+    ));
+    assert_eq!(run.code, 0, "{run:?}");
+    let json = run.json();
+    assert_eq!(json["records"], 200, "{json}");
+    let created = format!("kreplicate: created topic '{topic}' (2 partitions)\n");
+    assert!(run.stderr.contains(&created), "{}", run.stderr);
+    assert_eq!(json["created_topics"][0]["configs"], serde_json::json!({}));
+
+    // Every record, with its own timestamp (assert_complete compares them too).
+    let dups = kr::assert_complete(ab, bb, &topic, &topic, 2);
+    let got = common::read_all(bb, &topic);
+    let src = common::read_all(ab, &topic);
+    let stamps = |g: &[common::Got]| g.iter().map(|g| g.timestamp).collect::<Vec<_>>();
+    assert_eq!(stamps(&got), stamps(&src));
+    let (min, max) = (
+        got.iter().filter_map(|g| g.timestamp).min().unwrap(),
+        got.iter().filter_map(|g| g.timestamp).max().unwrap(),
+    );
+    assert!(max < now_ms() - 3_600_000, "older than the source's limit");
+    let overrides = common::topic_overrides(bb, &topic);
+    assert!(overrides.is_empty(), "{overrides:?}");
+    let target = common::topic_configs(bb, &topic);
+    // verify with --configs: the limits are no copied config, so no difference either.
+    let v = verify_run(ab, bb, &topic, &["--configs"]);
+    assert_eq!(v.code, 0, "{v:?}");
+    assert!(v.stdout.contains("EXACT"), "{}", v.stdout);
+    eprintln!(
+        "evidence: source topic overrides {:?}; a record stamped {} h ago refused on the source: {refused}",
+        common::topic_overrides(ab, &topic),
+        (now_ms() - old) / 3_600_000
+    );
+    eprintln!(
+        "evidence: --create-topics --until-caught-up exit {}, {} records, {dups} duplicates; {}",
+        run.code,
+        json["records"],
+        created.trim()
+    );
+    eprintln!(
+        "evidence: target timestamps {min}..{max} ({:.1} to {:.1} days old) equal the source's for all {} records; target overrides {overrides:?}; target message.timestamp.before.max.ms={:?} after.max.ms={:?} (broker defaults)",
+        (now_ms() - min) as f64 / 86_400_000.0,
+        (now_ms() - max) as f64 / 86_400_000.0,
+        got.len(),
+        target.get("message.timestamp.before.max.ms"),
+        target.get("message.timestamp.after.max.ms"),
+    );
+    eprintln!(
+        "evidence: verify --configs exit {}: {}",
+        v.code,
+        v.stdout
+            .lines()
+            .filter(|l| l.starts_with("Configs:") || l.starts_with("EXACT"))
+            .collect::<Vec<_>>()
+            .join(" / ")
+    );
+}
+
+/// Issue 41, item 12 (the guide's Topic configs): a source topic with
+/// `message.timestamp.type=LogAppendTime`. `--create-topics` copies the key, so the target
+/// re-stamps every record with its own append time (`verify` finds each record altered: its
+/// timestamp differs); with `--config-exclude message.timestamp.type` the created target topic
+/// keeps `CreateTime` and the records carry the source's log-append timestamps exactly (EXACT).
+#[test]
+fn issue_41_log_append_time_restamps_unless_excluded() {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    let topic = common::unique("logappend");
+    let kept = format!("kept.{topic}");
+    common::create_topic_with(
+        ab,
+        &topic,
+        2,
+        &[("message.timestamp.type", "LogAppendTime")],
+    );
+    let records = kr::records(200, 2, "lat");
+    let before_produce = now_ms();
+    common::produce(ab, &topic, &records);
+    let src = common::read_all(ab, &topic);
+    assert_eq!(src.len(), 200);
+    let src_max = src.iter().filter_map(|g| g.timestamp).max().unwrap();
+    let src_min = src.iter().filter_map(|g| g.timestamp).min().unwrap();
+    // The source stamped them itself: not the producer's CreateTime (a day back).
+    assert!(src_min >= before_produce, "{src_min} < {before_produce}");
+    let without_stamps = |got: &[common::Got], p: i32| {
+        kr::partition(got, p)
+            .into_iter()
+            .map(|mut r| {
+                r.timestamp = None;
+                r
+            })
+            .collect::<Vec<_>>()
+    };
+
+    // 1. The key travels: the target re-stamps.
+    let copy_started = now_ms();
+    let group = common::unique("g-logappend");
+    let run = kr::run(&kr::caught_up_args(
+        ab,
+        bb,
+        &topic,
+        &group,
+        "at-least-once",
+        &["--create-topics"],
+    ));
+    assert_eq!(run.code, 0, "{run:?}");
+    let created =
+        format!("kreplicate: created topic '{topic}' (2 partitions, message.timestamp.type=LogAppendTime)\n");
+    assert!(run.stderr.contains(&created), "{}", run.stderr);
+    assert_eq!(
+        common::topic_overrides(bb, &topic)
+            .get("message.timestamp.type")
+            .map(String::as_str),
+        Some("LogAppendTime")
+    );
+    let got = common::read_all(bb, &topic);
+    assert_eq!(got.len(), 200, "one copy of each record");
+    for p in 0..2 {
+        assert_eq!(without_stamps(&got, p), without_stamps(&src, p), "[{p}]");
+    }
+    let restamped = got
+        .iter()
+        .filter_map(|g| g.timestamp)
+        .filter(|t| *t >= copy_started && *t > src_max)
+        .count();
+    assert_eq!(
+        restamped, 200,
+        "every target record has the target's append time"
+    );
+    let (got_min, got_max) = (
+        got.iter().filter_map(|g| g.timestamp).min().unwrap(),
+        got.iter().filter_map(|g| g.timestamp).max().unwrap(),
+    );
+    let v = verify_run(ab, bb, &topic, &["--json"]);
+    assert_eq!(v.code, 1, "{v:?}");
+    let vj = v.json();
+    assert_eq!(vj["totals"]["altered"], 200, "{vj}");
+    let example = vj["partitions"][0]["examples"][0]["detail"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(example.contains("timestamp differs"), "{vj}");
+
+    // 2. Excluded: the target topic keeps CreateTime and the source's stamps.
+    let group = common::unique("g-logappend-kept");
+    let run2 = kr::run(&kr::caught_up_args(
+        ab,
+        bb,
+        &topic,
+        &group,
+        "at-least-once",
+        &[
+            "--create-topics",
+            "--rename",
+            "kept.{topic}",
+            "--config-exclude",
+            "message.timestamp.type",
+        ],
+    ));
+    assert_eq!(run2.code, 0, "{run2:?}");
+    let created2 = format!("kreplicate: created topic '{kept}' (2 partitions)\n");
+    assert!(run2.stderr.contains(&created2), "{}", run2.stderr);
+    let overrides = common::topic_overrides(bb, &kept);
+    assert!(overrides.is_empty(), "{overrides:?}");
+    let kept_type = common::topic_configs(bb, &kept)["message.timestamp.type"].clone();
+    assert_eq!(kept_type, "CreateTime");
+    let dups = kr::assert_complete(ab, bb, &topic, &kept, 2);
+    assert_eq!(dups, 0);
+    let v2 = verify_run(
+        ab,
+        bb,
+        &topic,
+        &[
+            "--rename",
+            "kept.{topic}",
+            "--config-exclude",
+            "message.timestamp.type",
+            "--configs",
+        ],
+    );
+    assert_eq!(v2.code, 0, "{v2:?}");
+    assert!(v2.stdout.contains("EXACT"), "{}", v2.stdout);
+    // Without the exclusion verify names the difference (it fails only with --configs).
+    let v3 = verify_run(ab, bb, &topic, &["--rename", "kept.{topic}"]);
+    assert_eq!(v3.code, 0, "{v3:?}");
+    let diff = "message.timestamp.type: source 'LogAppendTime', target 'CreateTime'";
+    assert!(v3.stdout.contains(diff), "{}", v3.stdout);
+
+    eprintln!(
+        "evidence: source LogAppendTime stamps {src_min}..{src_max} (produced with CreateTime {}..{}); copy started at {copy_started}",
+        records[0].timestamp.unwrap(),
+        records[199].timestamp.unwrap()
+    );
+    let warned: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("warning"))
+        .collect();
+    eprintln!(
+        "evidence: copied key: {}; the run's warnings: {warned:?}; target stamps {got_min}..{got_max}, all 200 later than every source stamp; verify exit {}: {}, totals altered {}, e.g. '{example}'",
+        created.trim(),
+        v.code,
+        vj["verdict"],
+        vj["totals"]["altered"]
+    );
+    eprintln!(
+        "evidence: --config-exclude message.timestamp.type: {}; target message.timestamp.type={kept_type}, overrides {overrides:?}; all 200 timestamps equal the source's; verify --configs exit {}: {}",
+        created2.trim(),
+        v2.code,
+        v2.stdout.lines().last().unwrap_or_default()
+    );
+    eprintln!(
+        "evidence: verify without the exclusion, exit {}, says: {}",
+        v3.code,
+        v3.stdout
+            .lines()
+            .find(|l| l.contains("message.timestamp.type"))
+            .unwrap_or_default()
+            .trim()
+    );
+}
