@@ -18,7 +18,8 @@
 # Compound faults (issue 41), each landing while records are held in flight (the run's metrics
 # say how many, logged as `evidence:`): a one-way hold longer than the runs' --delivery-timeout
 # (30 s; the run must fail, exit 1); kill -9 during a one-way hold; under at-least-once,
-# SIGSTOP past the group's session (50 s; 45 s is Kafka's default) and a revoke during a
+# SIGSTOP past the group's session (50 s; 45 s is Kafka's default; past the delivery timeout
+# too, so a run with a record still queued fails, exit 1) and a revoke during a
 # one-way hold (a churn member joins while the run's flush cannot finish).
 # After each fault a run that exited is recorded and started again. At the end: the
 # writer stops, the continuous run gets SIGTERM (exit 0 expected), one --until-caught-up run
@@ -26,7 +27,9 @@
 # History in target/soak/<time>-<guarantee>-<seed>/: timeline.log (every fault and exit),
 # run-N.stderr and run-N.exit for every kreplicate run, the writer's and checkers' JSON, the seed.
 # The verdict also bounds at-least-once duplicates by what the runs had copied past their last
-# commit (sampled every second from their metrics, plus a second's worth of copying each), and
+# commit (sampled every second from their metrics, plus a second's worth of copying each),
+# checks at-least-once's order on each record's last copy (a delivery failure's gap is filled
+# after later records; the live checker counts such gaps without failing), and
 # under exactly-once requires aborted transactions when a fault held records (read_committed
 # checkers see none of them). Prints one verdict line; exit 0 when it says PASS.
 set -euo pipefail
@@ -165,6 +168,17 @@ held_evidence() {
     log "evidence: $1: no record held in flight within 30 s (the fault did not land)"
     held_missed=$((held_missed + 1))
     return 1
+}
+# copying: waits (at most 90 s) until the current run copied a record: a hold that lands while
+# a restarted run still checks the clusters holds no record in flight (two faults "did not land"
+# that way in a 30-minute soak)
+copying() {
+    local copied
+    for _ in $(seq 90); do
+        read -r _ _ _ copied _ <<<"$(sample)"
+        ((${copied:-0} > 0)) && return 0
+        sleep 1
+    done
 }
 start_run() {
     run_n=$((run_n + 1))
@@ -308,11 +322,13 @@ while ((SECONDS < deadline)); do
         ;;
     9)
         i=$((1 + RANDOM % 3))
+        copying
         echo "$i hold_requests" >"$hist/proxy.ctl"
         log "fault: hold_requests between kreplicate and target node $i past --delivery-timeout ${delivery_timeout}s"
         if held_evidence "hold past the delivery timeout"; then
-            # The run fails once a held record's delivery times out, within 2 timeouts.
-            for _ in $(seq $((2 * delivery_timeout + 10))); do kill -0 "$run_pid" 2>/dev/null || break; sleep 1; done
+            # The run fails once a held record's delivery times out: records sent meanwhile end
+            # within a second timeout, then the commit and the close (74 s in a 30-minute soak).
+            for _ in $(seq $((2 * delivery_timeout + 40))); do kill -0 "$run_pid" 2>/dev/null || break; sleep 1; done
         fi
         : >"$hist/proxy.ctl"
         log "target node $i's link forwards again"
@@ -333,10 +349,20 @@ while ((SECONDS < deadline)); do
         sleep 50
         kill -CONT "$run_pid"
         log "SIGCONT run $run_n"
+        # 50 s is past --delivery-timeout too: a record still queued then times out, and the
+        # run fails (exit 1) once what it sent meanwhile ended; one whose records were all
+        # answered before the stop goes on.
+        for _ in $(seq $((2 * delivery_timeout + 40))); do kill -0 "$run_pid" 2>/dev/null || break; sleep 1; done
+        if ! kill -0 "$run_pid" 2>/dev/null; then
+            end_run "a delivery failure after a stop past --delivery-timeout, 1"
+            [ "$(cat "$hist/run-$run_n.exit")" = 1 ] || exits_unexpected=$((exits_unexpected + 1))
+            start_run
+        fi
         faults[stop_past_session]=$((${faults[stop_past_session]:-0} + 1))
         ;;
     11)
         i=$((1 + RANDOM % 3))
+        copying
         echo "$i hold_requests" >"$hist/proxy.ctl"
         log "fault: kill -9 kreplicate run $run_n during a hold_requests of target node $i"
         held_evidence "kill -9 during a hold" || true
@@ -351,6 +377,7 @@ while ((SECONDS < deadline)); do
     12)
         i=$((1 + RANDOM % 3)) proto=consumer
         ((RANDOM % 2)) || proto=classic
+        copying
         echo "$i hold_requests" >"$hist/proxy.ctl"
         log "fault: a revoke during a hold_requests of target node $i ($proto churn member)"
         held_evidence "revoke during a hold" || true
