@@ -17,7 +17,8 @@
 # s, under the classic or the KIP-848 protocol, then stops (SIGTERM, exit 0 expected).
 # Compound faults (issue 41), each landing while records are held in flight (the run's metrics
 # say how many, logged as `evidence:`): a one-way hold longer than the runs' --delivery-timeout
-# (30 s; the run must fail, exit 1); kill -9 during a one-way hold; under at-least-once,
+# (30 s; the run must fail, exit 1, or under exactly-once abort and go on); kill -9 during a
+# one-way hold; under at-least-once,
 # SIGSTOP past the group's session (50 s; 45 s is Kafka's default; past the delivery timeout
 # too, so a run with a record still queued fails, exit 1) and a revoke during a
 # one-way hold (a churn member joins while the run's flush cannot finish).
@@ -29,9 +30,9 @@
 # The verdict also bounds at-least-once duplicates by what the runs had copied past their last
 # commit (sampled every second from their metrics, plus a second's worth of copying each),
 # checks at-least-once's order on each record's last copy (a delivery failure's gap is filled
-# after later records; the live checker counts such gaps without failing), and
-# under exactly-once requires aborted transactions when a fault held records (read_committed
-# checkers see none of them). Prints one verdict line; exit 0 when it says PASS.
+# after later records; the live checker counts such gaps without failing), and under
+# exactly-once requires aborted transactions when a hold outlasted the delivery timeout
+# (read_committed checkers see none of them). Prints one verdict line; exit 0 when it says PASS.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -325,6 +326,7 @@ while ((SECONDS < deadline)); do
         copying
         echo "$i hold_requests" >"$hist/proxy.ctl"
         log "fault: hold_requests between kreplicate and target node $i past --delivery-timeout ${delivery_timeout}s"
+        read -r _ _ _ _ aborted_before <<<"$(sample)"
         if held_evidence "hold past the delivery timeout"; then
             # The run fails once a held record's delivery times out: records sent meanwhile end
             # within a second timeout, then the commit and the close (74 s in a 30-minute soak).
@@ -332,7 +334,12 @@ while ((SECONDS < deadline)); do
         fi
         : >"$hist/proxy.ctl"
         log "target node $i's link forwards again"
-        if kill -0 "$run_pid" 2>/dev/null; then
+        read -r _ _ _ _ aborted <<<"$(sample)"
+        if kill -0 "$run_pid" 2>/dev/null && [ "$guarantee" = exactly-once ] &&
+            ((${aborted:-0} > ${aborted_before:-0})); then
+            # Exactly-once aborts the transaction whose records timed out and goes on.
+            log "run $run_n aborted $((aborted - ${aborted_before:-0})) transactions and goes on"
+        elif kill -0 "$run_pid" 2>/dev/null; then
             log "run $run_n still runs after a hold past its delivery timeout"
             exits_unexpected=$((exits_unexpected + 1))
         else
@@ -433,12 +440,15 @@ fault_list=""
 for k in "${!faults[@]}"; do fault_list+="${fault_list:+,}$k=${faults[$k]}"; done
 errors=$(cat "$hist"/run-*.stderr | grep -c " ERROR " || true)
 # At-least-once: duplicates within what the runs copied past their last commit; exactly-once:
-# aborts when a fault held records in flight.
+# aborts when a hold outlasted the delivery timeout.
 read -r dup_bound aborts < <(python3 -c '
 import glob, json
 bs = [json.load(open(p)) for p in glob.glob(__import__("sys").argv[1] + "/run-*.bound")]
 print(sum(b["past_commit"] + b["rate"] for b in bs), sum(b["aborted"] for b in bs))' "$hist")
-held=$((${faults[hold_requests]:-0} + ${faults[hold]:-0} + ${faults[hold_past_timeout]:-0} + ${faults[kill_during_hold]:-0}))
+# Only a hold past the delivery timeout makes the run itself abort: records held for less are
+# delivered after the hold, and a killed run's transaction is aborted by its successor's fencing
+# (which its metrics do not count; a 10-minute soak with 6 such faults failed on it).
+held=${faults[hold_past_timeout]:-0}
 duplicates=$(field "$hist/final.json" duplicates)
 verdict=PASS
 ((writer_code == 0 && checker_code == 0 && final_code == 0 && exits_unexpected == 0 && held_missed == 0)) || verdict=FAIL
