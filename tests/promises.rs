@@ -1,6 +1,6 @@
-//! Issues 17 and 31: promises of the docs (docs/guide.md) that no test checked end to end.
-//! Apache Kafka (shared clusters, names of their own) where the broker's behaviour matters;
-//! librdkafka's mock cluster where a protocol error is injected.
+//! Issues 17, 31 and 41 (item 12): promises of the docs (docs/guide.md) that no test checked
+//! end to end. Apache Kafka (shared clusters, names of their own) where the broker's behaviour
+//! matters; librdkafka's mock cluster where a protocol error is injected.
 
 use std::time::Duration;
 
@@ -677,4 +677,468 @@ fn issue_31_group_protocol_consumer_on_a_source_without_kip_848_exits_2() {
         "no target topic created"
     );
     assert_eq!(common::committed(&a.bootstrap, "g", &topic, 1), vec![-1]);
+}
+
+/// The sum of `metric`'s samples a run serving `--metrics-addr addr` shows now (0 when absent),
+/// or None when it does not answer.
+fn metric_sum(addr: &str, metric: &str) -> Option<f64> {
+    let text = common::http_get(&format!("http://{addr}/metrics")).ok()?.1;
+    Some(
+        common::scraped(&text, metric)
+            .iter()
+            .fold(0.0, |sum, s| sum + s.1),
+    )
+}
+
+/// Issue 41 (item 12): `/healthz` answers 503 `stalled` once the loop itself stopped publishing
+/// for longer than `--delivery-timeout`, and 200 `ok` again once it goes on (the guide's
+/// "Metrics and health"). The loop is held for real: an exactly-once commit waits for the
+/// target coordinator's EndTxn answer, which librdkafka's mock delays past the delivery timeout
+/// (2 s) and within the commit's bound (the delivery timeout + 5 s), so the commit succeeds and
+/// the run goes on to a complete copy.
+#[test]
+fn issue_41_healthz_says_stalled_while_the_loop_stops_publishing_and_ok_after() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
+    use std::time::Instant;
+
+    const DELAY: Duration = Duration::from_millis(4500);
+    let (_a, b, ab, bb) = common::mock_pair("t", 2, &kr::records(100, 2, "one"));
+    let addr = format!("127.0.0.1:{}", common::free_port());
+    let args = kr::Args::copy(&ab, &bb)
+        .topics("t")
+        .group("g")
+        .guarantee("exactly-once")
+        .with(&[
+            "--json",
+            "--delivery-timeout",
+            "2s",
+            "--txn-max-time",
+            "300ms",
+        ])
+        .with(&["--metrics-addr", &addr])
+        .fast_group()
+        .build();
+    let mut run = kr::Watched::spawn(&args);
+    let url = format!("http://{addr}/healthz");
+    common::wait_until(
+        "the first 100 records committed and /healthz ok",
+        Duration::from_secs(60),
+        || {
+            metric_sum(&addr, "kreplicate_records_copied_total") == Some(100.0)
+                && common::http_get(&url).is_ok_and(|(s, body)| s == 200 && body == "ok\n")
+        },
+    );
+
+    // /healthz every 50 ms from now on: each change of its answer, and when.
+    let base = Instant::now();
+    let answers: Arc<Mutex<Vec<(Duration, u16, String)>>> = Arc::default();
+    let done = Arc::new(AtomicBool::new(false));
+    let poller = {
+        let (answers, done, url) = (answers.clone(), done.clone(), url.clone());
+        std::thread::spawn(move || {
+            while !done.load(Ordering::Relaxed) {
+                let (status, body) = common::http_get(&url).unwrap_or((0, String::new()));
+                let mut seen = answers.lock().unwrap();
+                if seen
+                    .last()
+                    .is_none_or(|(_, s, b)| (*s, b) != (status, &body))
+                {
+                    seen.push((base.elapsed(), status, body));
+                }
+                drop(seen);
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        })
+    };
+    // The run is idle (nothing open): the next EndTxn is the commit of the records written now.
+    let injected = base.elapsed();
+    b.answer_next(
+        1,
+        RDKafkaApiKey::EndTxn,
+        RDKafkaRespErr::RD_KAFKA_RESP_ERR_NO_ERROR,
+        DELAY,
+    )
+    .unwrap();
+    common::produce(&ab, "t", &kr::records(50, 2, "two"));
+    let written = base.elapsed();
+    let stalled_then_ok = || {
+        let seen = answers.lock().unwrap();
+        let first_503 = seen.iter().position(|(_, s, _)| *s == 503);
+        first_503.is_some_and(|i| {
+            seen[i..]
+                .iter()
+                .any(|(_, s, body)| *s == 200 && body == "ok\n")
+        })
+    };
+    common::wait_until(
+        "/healthz 503 while the commit waits, then 200 again",
+        Duration::from_secs(60),
+        || metric_sum(&addr, "kreplicate_records_copied_total") == Some(150.0) && stalled_then_ok(),
+    );
+    let committed = base.elapsed();
+    done.store(true, Ordering::Relaxed);
+    poller.join().unwrap();
+    let answers = answers.lock().unwrap().clone();
+    let show = |(at, status, body): &(Duration, u16, String)| {
+        format!("+{:.2}s {status} {:?}", at.as_secs_f64(), body.trim_end())
+    };
+    eprintln!(
+        "evidence: EndTxn answered after {DELAY:?} (mock, injected at +{:.2}s; --delivery-timeout 2s, commit bound 7s); 50 records written at +{:.2}s",
+        injected.as_secs_f64(),
+        written.as_secs_f64()
+    );
+    for a in &answers {
+        eprintln!("evidence: /healthz {}", show(a));
+    }
+    eprintln!(
+        "evidence: 150 records committed as seen at +{:.2}s",
+        committed.as_secs_f64()
+    );
+    assert_eq!(
+        (answers[0].1, answers[0].2.as_str()),
+        (200, "ok\n"),
+        "ok before the fault: {answers:?}"
+    );
+    let first_503 = answers.iter().position(|(_, s, _)| *s == 503).unwrap();
+    assert!(answers[first_503].2.starts_with("stalled"), "{answers:?}");
+    assert!(answers[first_503].0 > injected, "{answers:?}");
+    // The commit of the 50 records could not end before the delayed EndTxn answer.
+    assert!(committed >= injected + DELAY, "{committed:?}");
+    assert!(
+        answers
+            .iter()
+            .all(|(_, s, body)| (*s == 200 && body == "ok\n")
+                || (*s == 503 && body.starts_with("stalled"))),
+        "only ok and stalled, and /healthz always answered: {answers:?}"
+    );
+
+    kr::signal(run.child.as_ref().unwrap(), "TERM");
+    let out = run.wait(Duration::from_secs(60));
+    assert_eq!(out.code, 0, "{out:?}");
+    let json = out.json();
+    assert_eq!(json["status"], "stopped", "{json}");
+    assert_eq!(json["records"], 150, "{json}");
+    let dups = kr::assert_complete(&ab, &bb, "t", "t", 2);
+    assert_eq!(dups, 0, "no transaction aborted: {}", out.stderr);
+    eprintln!(
+        "evidence: SIGTERM: exit {}, status {}, records {}, the target a complete copy without duplicates",
+        out.code, json["status"], json["records"]
+    );
+}
+
+/// Issue 41 (item 12): scrapes never hold up the copy or its final commit (the guide's "Metrics
+/// and health"). While an at-least-once copy of 60,000 records runs (at most 15,000 a second, so
+/// that it lasts seconds and the loop publishes several times meanwhile), three misbehaving clients
+/// stay connected to the metrics port (half a request line and nothing more, a full
+/// `GET /metrics` whose answer is never read, a connection that sends nothing) and another
+/// scrapes `/metrics` in a tight loop: the copy ends caught up with exit 0 and every record,
+/// `/healthz` answers a fresh connection within a second all along, and the tight scraper got
+/// many answers.
+#[test]
+fn issue_41_stuck_and_busy_scrapers_never_hold_up_the_copy() {
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
+    use std::time::Instant;
+
+    /// What the tight scraper saw, times from when the stuck clients were connected.
+    #[derive(Debug, Default)]
+    struct Seen {
+        answered: u64,
+        copied: u64,
+        moved: Option<Duration>,
+        complete: Option<Duration>,
+        /// The first scrape without an answer: the scraper stops there.
+        failed_at: Option<Duration>,
+    }
+
+    const N: usize = 60_000;
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let topic = common::unique("scraped");
+    let group = common::unique("scraped-g");
+    common::create_topic(&a.bootstrap, &topic, 3);
+    common::create_topic(&b.bootstrap, &topic, 3);
+    common::produce(&a.bootstrap, &topic, &kr::records(N, 3, "s"));
+    let addr = format!("127.0.0.1:{}", common::free_port());
+    let args = kr::caught_up_args(
+        &a.bootstrap,
+        &b.bootstrap,
+        &topic,
+        &group,
+        "at-least-once",
+        &["--metrics-addr", &addr, "--max-records-per-sec", "15000"],
+    );
+    let mut run = kr::Watched::spawn(&args);
+    let exited = |run: &mut kr::Watched| {
+        run.child
+            .as_mut()
+            .is_some_and(|c| c.try_wait().expect("try_wait").is_some())
+    };
+    // The clients that never finish, connected as soon as the server listens (the run then
+    // still checks the clusters and joins its group: nothing is copied yet).
+    let connect = || {
+        let mut stream = None;
+        common::wait_until(
+            "the metrics port listening",
+            Duration::from_secs(30),
+            || {
+                stream = TcpStream::connect(&addr).ok();
+                stream.is_some()
+            },
+        );
+        stream.unwrap()
+    };
+    let mut half = connect();
+    half.write_all(b"GET /metr").unwrap();
+    let mut unread = connect();
+    unread
+        .write_all(format!("GET /metrics HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes())
+        .unwrap();
+    let silent = connect();
+    let attached = Instant::now();
+    let copied_then = metric_sum(&addr, "kreplicate_records_copied_total").expect("/metrics");
+    eprintln!(
+        "evidence: three stuck clients connected (half a request line, an unread GET /metrics, nothing sent); records copied then: {copied_then}"
+    );
+
+    // A scraper in a tight loop, each scrape on a fresh connection.
+    let done = Arc::new(AtomicBool::new(false));
+    let seen: Arc<Mutex<Seen>> = Arc::default();
+    let scraper = {
+        let (done, seen) = (done.clone(), seen.clone());
+        let url = format!("http://{addr}/metrics");
+        std::thread::spawn(move || {
+            while !done.load(Ordering::Relaxed) {
+                let answer = common::http_get(&url);
+                let mut seen = seen.lock().unwrap();
+                match answer {
+                    Ok((200, text)) => {
+                        seen.answered += 1;
+                        let n: f64 = common::scraped(&text, "kreplicate_records_copied_total")
+                            .iter()
+                            .map(|s| s.1)
+                            .sum();
+                        seen.copied = seen.copied.max(n as u64);
+                        if seen.copied > 0 && seen.moved.is_none() {
+                            seen.moved = Some(attached.elapsed());
+                        }
+                        if seen.copied == N as u64 && seen.complete.is_none() {
+                            seen.complete = Some(attached.elapsed());
+                        }
+                    }
+                    _ => {
+                        seen.failed_at = Some(attached.elapsed());
+                        break;
+                    }
+                }
+            }
+        })
+    };
+
+    // /healthz on a fresh connection every 20 ms, each within a second, until the run ends.
+    let agent = || {
+        ureq::AgentBuilder::new()
+            .timeout(Duration::from_secs(1))
+            .max_idle_connections(0)
+            .build()
+    };
+    let url = format!("http://{addr}/healthz");
+    let (mut checks, mut slowest, mut during_copy) = (0, Duration::ZERO, 0);
+    let mut last = None;
+    while !exited(&mut run) {
+        let copied_before = seen.lock().unwrap().copied;
+        let asked = Instant::now();
+        let answer = agent().get(&url).call();
+        let took = asked.elapsed();
+        match answer {
+            Ok(r) => {
+                let (status, body) = (r.status(), r.into_string().unwrap_or_default());
+                assert_eq!((status, body.as_str()), (200, "ok\n"), "/healthz");
+                assert!(took < Duration::from_secs(1), "/healthz took {took:?}");
+                checks += 1;
+                slowest = slowest.max(took);
+                if copied_before > 0 && copied_before < N as u64 {
+                    during_copy += 1;
+                }
+            }
+            Err(e) => {
+                // Only at the end of the run: the server stops answering as the process exits.
+                let ended = common::wait_until(
+                    "the run's exit after /healthz went unanswered",
+                    Duration::from_secs(3),
+                    || exited(&mut run),
+                );
+                last = Some(format!(
+                    "{e} at +{:.2}s, {ended:.1?} before the exit",
+                    attached.elapsed().as_secs_f64()
+                ));
+                break;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let ended = attached.elapsed();
+    done.store(true, Ordering::Relaxed);
+    scraper.join().unwrap();
+    let out = run.wait(Duration::from_secs(60));
+    // What the stuck clients hold by now: the unread one its whole answer, the others nothing.
+    let got = |s: &mut TcpStream| {
+        s.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
+        let mut buf = Vec::new();
+        let _ = s.read_to_end(&mut buf);
+        String::from_utf8_lossy(&buf).into_owned()
+    };
+    let (unread_got, half_got) = (got(&mut unread), got(&mut half));
+    drop(silent);
+    let seen = seen.lock().unwrap();
+    let at =
+        |d: Option<Duration>| d.map_or("never".into(), |d| format!("+{:.2}s", d.as_secs_f64()));
+    eprintln!(
+        "evidence: the copy moved at {} and was complete at {} as scraped; the run exited at +{:.2}s",
+        at(seen.moved),
+        at(seen.complete),
+        ended.as_secs_f64()
+    );
+    eprintln!(
+        "evidence: tight scraper: {} answers of /metrics, the first unanswered at {}; highest records copied it saw: {}",
+        seen.answered,
+        at(seen.failed_at),
+        seen.copied
+    );
+    eprintln!(
+        "evidence: /healthz: {checks} answers on fresh connections ({during_copy} while records were being copied), the slowest in {slowest:.1?}; the last: {}",
+        last.as_deref().unwrap_or("answered")
+    );
+    eprintln!(
+        "evidence: the unread client's socket held {} bytes ({:?}...), the half request's {} bytes",
+        unread_got.len(),
+        unread_got.lines().next().unwrap_or_default(),
+        half_got.len()
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let json = out.json();
+    assert_eq!(json["records"], N, "{json}");
+    eprintln!(
+        "evidence: the run: exit {}, status {}, records {}",
+        out.code, json["status"], json["records"]
+    );
+    kr::assert_complete(&a.bootstrap, &b.bootstrap, &topic, &topic, 3);
+    assert_eq!(copied_then, 0.0, "the stuck clients came before the copy");
+    assert!(
+        unread_got.starts_with("HTTP/1.1 200"),
+        "the unread request was answered: {unread_got:?}"
+    );
+    assert!(
+        seen.failed_at
+            .is_none_or(|f| seen.complete.is_some_and(|c| f > c)),
+        "/metrics went unanswered before the copy was complete: {seen:?}"
+    );
+    assert!(
+        during_copy >= 3,
+        "/healthz checked while the copy ran: {during_copy}"
+    );
+    assert!(
+        seen.answered >= 50,
+        "the tight scraper got {} answers",
+        seen.answered
+    );
+}
+
+/// Peak resident memory (VmHWM) of process `pid` in kB, while it runs.
+fn peak_rss_kb(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// Issue 41 (item 12): `verify`'s "memory stays flat while the sides agree" (the guide's
+/// verify section): equal copies of one partition of 20,000 records of about 100 B and of one
+/// of 2,000,000; the larger one's verify peaks within 16 MB of the smaller one's, where the 48 B
+/// per record of a differing partition would add 93 MB. A memory bound with its baseline in the
+/// same run. It failed before the readers bounded librdkafka's prefetch by records too: 36 MB
+/// against 121 MB (up to 100,000 small records queued a side).
+#[test]
+fn issue_41_verify_memory_stays_flat_while_the_sides_agree() {
+    use std::time::Instant;
+
+    const MARGIN_KB: u64 = 16 * 1024;
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let mut peaks = Vec::new();
+    for n in [20_000usize, 2_000_000] {
+        let topic = common::unique(&format!("flat-{n}"));
+        for k in [&a, &b] {
+            common::create_topic(&k.bootstrap, &topic, 1);
+        }
+        // The same records on both sides, in chunks (each a producer of its own).
+        let written = Instant::now();
+        for first in (0..n).step_by(100_000) {
+            let chunk: Vec<common::Rec> = (first..(first + 100_000).min(n))
+                .map(|i| common::Rec {
+                    partition: 0,
+                    key: Some(format!("k{i:07}").into_bytes()),
+                    value: Some(format!("{i:07}:{}", "v".repeat(92)).into_bytes()),
+                    headers: Vec::new(),
+                    timestamp: Some(kr::recent() + i as i64),
+                })
+                .collect();
+            for k in [&a, &b] {
+                common::produce(&k.bootstrap, &topic, &chunk);
+            }
+        }
+        let written = written.elapsed();
+        let mut child = kr::spawn(&[
+            "verify",
+            "--from",
+            &a.bootstrap,
+            "--to",
+            &b.bootstrap,
+            "--topics",
+            &topic,
+            "--json",
+        ]);
+        // VmHWM is the kernel's own peak: sampled until the process is gone, the last sample
+        // misses at most the last 10 ms.
+        let (pid, started) = (child.id(), Instant::now());
+        let mut peak = 0;
+        while child.try_wait().expect("try_wait").is_none() {
+            peak = peak.max(peak_rss_kb(pid).unwrap_or(0));
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let took = started.elapsed();
+        let run = kr::wait(child, Duration::from_secs(10));
+        assert_eq!(run.code, 0, "{run:?}");
+        let json = run.json();
+        assert_eq!(json["exact"], true, "{json}");
+        assert_eq!(json["totals"]["source_count"], n, "{json}");
+        assert_eq!(json["totals"]["target_count"], n, "{json}");
+        eprintln!(
+            "evidence: verify of two equal copies of {n} records ({} MB a side, written in {written:.1?}): exact in {took:.1?}, peak RSS {peak} kB",
+            n * 108 / 1_000_000
+        );
+        assert!(peak > 0, "no VmHWM read of the verify process");
+        peaks.push(peak);
+        for k in [&a, &b] {
+            common::delete_topic(&k.bootstrap, &topic);
+        }
+    }
+    eprintln!(
+        "evidence: peak RSS {} kB for 10x the records against {} kB: {:+} kB (bound +{MARGIN_KB} kB; 48 B x 1,980,000 records would be +92,813 kB)",
+        peaks[1],
+        peaks[0],
+        peaks[1] as i64 - peaks[0] as i64
+    );
+    assert!(
+        peaks[1] <= peaks[0] + MARGIN_KB,
+        "verify's peak grew with the records: {} kB for 2,000,000, {} kB for 200,000",
+        peaks[1],
+        peaks[0]
+    );
 }
