@@ -77,14 +77,21 @@ impl Protocol {
     /// it never lets the consumer close (issue 41: a plain `assign` under KIP-848 is
     /// refused). While the consumer leaves, librdkafka treats the call as letting go.
     fn answer(self, consumer: &SourceConsumer, tpl: &TopicPartitionList) {
+        if consumer.closed() {
+            return;
+        }
         let _ = match self {
             Protocol::Eager => consumer.assign(tpl),
             Protocol::Incremental => consumer.incremental_assign(tpl),
         };
     }
 
-    /// Lets the revoked `tpl` go.
+    /// Lets the revoked `tpl` go. Neither this nor `answer` asks once the group has ended:
+    /// librdkafka would never answer.
     fn let_go(self, consumer: &SourceConsumer, tpl: &TopicPartitionList) {
+        if consumer.closed() {
+            return;
+        }
         let _ = match self {
             Protocol::Eager => consumer.unassign(),
             Protocol::Incremental => consumer.incremental_unassign(tpl),
@@ -257,6 +264,11 @@ impl Rebalancer {
 
     pub(super) fn revoke(&self, consumer: &SourceConsumer, tpl: &TopicPartitionList) {
         let lost = consumer.assignment_lost();
+        // Leaving the group, after the final flush and commit: nothing is left to settle, and
+        // everything goes. Nothing is asked of the group either: under KIP-848 librdkafka may
+        // end the group while this runs, and drops a request then without answering it (a run
+        // hung for ever at exit in `rd_kafka_assignment`, issue 41).
+        let closing = self.shared.closing.load(Ordering::SeqCst);
         log::info!(
             "{} source partitions revoked{}",
             tpl.count(),
@@ -267,8 +279,10 @@ impl Rebalancer {
             .iter()
             .map(|e| (e.topic().to_string(), e.partition()))
             .collect();
-        self.settle(consumer, &revoked, lost);
-        let kept = self.protocol.keeps_others(consumer, tpl);
+        if !closing {
+            self.settle(consumer, &revoked, lost);
+        }
+        let kept = !closing && self.protocol.keeps_others(consumer, tpl);
         let mut st = self.shared.lock();
         // Until the next assignment arrives (eager rebalance, or a rejoin after a lost
         // assignment) nothing is assigned: --until-caught-up must not read that as "every
