@@ -65,7 +65,7 @@ cargo build -q --bin kreplicate --example soak
 # The soak's own copies: a build during the soak does not change what it runs.
 mkdir -p "$hist/bin"
 cp target/debug/kreplicate target/debug/examples/soak "$hist/bin/"
-kr=$hist/bin/kreplicate soak=$hist/bin/soak
+kr=$hist/bin/kreplicate soak=$hist/bin/soak libs=$(scripts/kafka.sh libs)
 a=soak-a b=soak-b topic=events
 declare -A faults=() pids=()
 cleanup() {
@@ -169,6 +169,21 @@ held_evidence() {
     log "evidence: $1: no record held in flight within 30 s (the fault did not land)"
     held_missed=$((held_missed + 1))
     return 1
+}
+# leader_of P: the target node that leads partition P of the topic now. A held fault holds a
+# leader's requests: a node restarted earlier leads nothing until the preferred leaders are
+# elected again (a kill -9 during a hold of such a node "did not land" in a 30-minute soak).
+leader_of() {
+    java -Xmx128m -XX:TieredStopAtLevel=1 -Dlog4j2.level=ERROR -cp "$libs/*" \
+        org.apache.kafka.tools.TopicCommand --bootstrap-server "$Bint" --describe --topic "$topic" \
+        2>/dev/null | sed -n "s/.*Partition: $1[[:space:]].*Leader: \([0-9]*\).*/\1/p"
+}
+# held_node: a node for a held fault, the leader of a partition drawn from the seed (the node of
+# that number when the leader is not known)
+held_node() {
+    local p=$((RANDOM % 3)) l
+    l=$(leader_of "$p") || l=""
+    [[ "$l" =~ ^[123]$ ]] && i=$l || i=$((1 + p))
 }
 # copying: waits (at most 90 s) until the current run copied a record: a hold that lands while
 # a restarted run still checks the clusters holds no record in flight (two faults "did not land"
@@ -322,8 +337,8 @@ while ((SECONDS < deadline)); do
         faults[churn_$proto]=$((${faults[churn_$proto]:-0} + 1))
         ;;
     9)
-        i=$((1 + RANDOM % 3))
         copying
+        held_node
         echo "$i hold_requests" >"$hist/proxy.ctl"
         log "fault: hold_requests between kreplicate and target node $i past --delivery-timeout ${delivery_timeout}s"
         read -r _ _ _ _ aborted_before <<<"$(sample)"
@@ -368,8 +383,8 @@ while ((SECONDS < deadline)); do
         faults[stop_past_session]=$((${faults[stop_past_session]:-0} + 1))
         ;;
     11)
-        i=$((1 + RANDOM % 3))
         copying
+        held_node
         echo "$i hold_requests" >"$hist/proxy.ctl"
         log "fault: kill -9 kreplicate run $run_n during a hold_requests of target node $i"
         held_evidence "kill -9 during a hold" || true
@@ -382,9 +397,10 @@ while ((SECONDS < deadline)); do
         faults[kill_during_hold]=$((${faults[kill_during_hold]:-0} + 1))
         ;;
     12)
-        i=$((1 + RANDOM % 3)) proto=consumer
+        proto=consumer
         ((RANDOM % 2)) || proto=classic
         copying
+        held_node
         echo "$i hold_requests" >"$hist/proxy.ctl"
         log "fault: a revoke during a hold_requests of target node $i ($proto churn member)"
         held_evidence "revoke during a hold" || true
