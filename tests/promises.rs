@@ -1137,7 +1137,7 @@ fn issue_41_verify_memory_stays_flat_while_the_sides_agree() {
     );
     assert!(
         peaks[1] <= peaks[0] + MARGIN_KB,
-        "verify's peak grew with the records: {} kB for 2,000,000, {} kB for 200,000",
+        "verify's peak grew with the records: {} kB for 2,000,000, {} kB for 20,000",
         peaks[1],
         peaks[0]
     );
