@@ -153,6 +153,55 @@ impl Target {
         Ok((seen.least, read))
     }
 
+    /// Failback (issue 42), on a reader of the source: where position `x` of `topic`[`partition`]
+    /// lands on the target when the copy back never wrote that partition, because all its
+    /// records came from the target (`back`'s `target` topic): the origin of the first record
+    /// at `x` or after it, else just past the origin of the last one before it. `None` when
+    /// that record is the source's own (not copied back: no provenance). And the records read.
+    pub fn home(
+        &self,
+        (topic, partition, x): (&str, i32, i64),
+        (back, target): (&str, &str),
+    ) -> Result<(Option<Translation>, u64)> {
+        let origin = |m: &rdkafka::message::BorrowedMessage<'_>| {
+            m.headers().and_then(|h| {
+                h.iter()
+                    .filter(|h| h.key == ORIGIN_HEADER)
+                    .filter_map(|h| h.value)
+                    .filter_map(|v| copied_from(v, back, target, partition))
+                    .last()
+            })
+        };
+        let mut read = 0u64;
+        let mut next = None;
+        self.read(topic, partition, (x, None), Until::End, |m| {
+            read += 1;
+            next = Some(origin(m));
+            true
+        })?;
+        if let Some(o) = next {
+            return Ok((o.map(Translation::At), read));
+        }
+        // At the end: past the last record, looked for in ever wider windows (markers and
+        // aborted records take offsets too).
+        let mut window = 64;
+        loop {
+            let from = (x - window).max(0);
+            let mut last = None;
+            self.read(topic, partition, (from, Some(x)), Until::End, |m| {
+                read += 1;
+                last = Some(origin(m));
+                false
+            })?;
+            match last {
+                Some(o) => return Ok((o.map(|o| Translation::At(o + 1)), read)),
+                // Nothing read before `x`: nothing to skip on the target either.
+                None if from == 0 => return Ok((Some(Translation::At(0)), read)),
+                None => window *= 4,
+            }
+        }
+    }
+
     /// Reads `topic`[`partition`] from `from` until `to` (or its end, as a read_committed
     /// reader sees it) or until `each` says stop.
     fn read(
