@@ -74,6 +74,7 @@ Register-ArgumentCompleter -Native -CommandName 'kreplicate' -ScriptBlock {
             [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'Show what a copy run with the same flags would do, writing nothing: each source topic, its target and partitions, configs to create or that differ, the group''s positions, records to copy and the warnings; exit 0 when the run would start, 2 when it would refuse (prefix any copy command line with `plan`)')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Whether a copy with the same flags runs and how far behind it is, seen from outside: the source group''s live members, its committed positions against each partition''s end (exactly-once: also the position the target holds); every flow of the config file without --flow and --topics. Reads only; exit 0, 1 when a broker cannot be reached, 2 for bad input (prefix any copy command line with `status`)')
             [CompletionResult]::new('groups', 'groups', [CompletionResultType]::ParameterValue, 'Translate the committed positions of the source''s consumer groups to the target (exact, from the origin of every copied record) and commit them to the same-named target groups')
+            [CompletionResult]::new('migrate', 'migrate', [CompletionResultType]::ParameterValue, 'Move topics and their consumer groups from one cluster to another in stages that cannot be skipped: plan, copy, stop the writers, drain and verify, move the groups, report. The stage lives on the target, so a rerun anywhere goes on where the last one stopped; exit 3 when the operator must act')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write the man page and shell completions (man/, completions/) under DIR, and the generated blocks of DIR/docs/guide.md when DIR holds one')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -225,6 +226,70 @@ Register-ArgumentCompleter -Native -CommandName 'kreplicate' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'kreplicate;migrate' {
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Source cluster: a name from the config file, or host:port[,host:port]')
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Target cluster: a name from the config file, or host:port[,host:port]')
+            [CompletionResult]::new('--topics', '--topics', [CompletionResultType]::ParameterName, 'Source topics: a comma list, or a regex when it starts with ''^'' (resolved at start; internal topics ''__*'' never match a regex)')
+            [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Source topics to leave out of --topics: a comma list, or a regex when it starts with ''^'', e.g. --topics ''^orders\..*'' --exclude ''^orders\.tmp\.''')
+            [CompletionResult]::new('--rename', '--rename', [CompletionResultType]::ParameterName, 'Target topic name; {topic} stands for the source topic''s name [default: {topic}]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'YAML config file [default: $XDG_CONFIG_HOME/kreplicate/config.yaml]')
+            [CompletionResult]::new('--flow', '--flow', [CompletionResultType]::ParameterName, 'A named flow of the config file (under flows:): that flow''s settings over the file''s defaults, and flags over both')
+            [CompletionResult]::new('-X', '-X ', [CompletionResultType]::ParameterName, 'librdkafka property for the source clients (repeatable), e.g. -X fetch.max.bytes=1048576')
+            [CompletionResult]::new('--from-property', '--from-property', [CompletionResultType]::ParameterName, 'librdkafka property for the source clients (repeatable), e.g. -X fetch.max.bytes=1048576')
+            [CompletionResult]::new('--to-property', '--to-property', [CompletionResultType]::ParameterName, 'librdkafka property for the target clients (repeatable), e.g. --to-property linger.ms=20')
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'The migration''s name on the target, which keeps its stage [default: the --topics value]')
+            [CompletionResult]::new('--groups', '--groups', [CompletionResultType]::ParameterName, 'Source consumer groups to move: a comma list, or a regex when it starts with ''^'' [default: every group with committed positions on --topics, except kreplicate''s own; with --failback: none]')
+            [CompletionResult]::new('--guarantee', '--guarantee', [CompletionResultType]::ParameterName, 'Delivery guarantee of every copy of the migration, fixed at its start; without it, exactly-once, or at-least-once when the target refuses exactly-once (the run says why) [default: at-least-once]')
+            [CompletionResult]::new('--max-lag', '--max-lag', [CompletionResultType]::ParameterName, 'The copy stage ends once at most this many records are left to copy [default: 10000]')
+            [CompletionResult]::new('--quiet-for', '--quiet-for', [CompletionResultType]::ParameterName, 'How long every source partition''s end must stay still, with no transaction open, for the writers to count as stopped [default: 10s]')
+            [CompletionResult]::new('--writers-timeout', '--writers-timeout', [CompletionResultType]::ParameterName, 'How long to wait for the writers to stop before exit 3 names the partitions still written to [default: 5m]')
+            [CompletionResult]::new('--replication-factor', '--replication-factor', [CompletionResultType]::ParameterName, 'Replication factor for topics made by --create-topics and for the state topic [default: the broker''s]')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'Longest wait for one record''s acknowledgement by the target before a copy fails [default: 2m]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Longest wait for a broker request [default: 30s]')
+            [CompletionResult]::new('--continue', '--continue', [CompletionResultType]::ParameterName, 'The operator stopped the writers: wait until the source is quiet, then go on')
+            [CompletionResult]::new('--failback', '--failback', [CompletionResultType]::ParameterName, 'The reverse move, B to A, after the move A to B is done (same --from and --to as the move): copies what the applications wrote on B back to A (B''s copies of A''s records are not copied back) and moves the --groups back')
+            [CompletionResult]::new('--create-topics', '--create-topics', [CompletionResultType]::ParameterName, 'Create missing target topics with the source''s partition count and configs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object on stdout on every exit (human output stays on stderr)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No progress display (stage lines and errors are still printed)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No progress display (stage lines and errors are still printed)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Diagnostics on stderr, including librdkafka''s log: -v info, -vv debug, -vvv trace')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Diagnostics on stderr, including librdkafka''s log: -v info, -vv debug, -vvv trace')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show a migration''s stage and what it established, as the target keeps them; reads only')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'kreplicate;migrate;status' {
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Source cluster: a name from the config file, or host:port[,host:port]')
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Target cluster: a name from the config file, or host:port[,host:port]')
+            [CompletionResult]::new('--topics', '--topics', [CompletionResultType]::ParameterName, 'Source topics: a comma list, or a regex when it starts with ''^'' (resolved at start; internal topics ''__*'' never match a regex)')
+            [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Source topics to leave out of --topics: a comma list, or a regex when it starts with ''^'', e.g. --topics ''^orders\..*'' --exclude ''^orders\.tmp\.''')
+            [CompletionResult]::new('--rename', '--rename', [CompletionResultType]::ParameterName, 'Target topic name; {topic} stands for the source topic''s name')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'YAML config file [default: $XDG_CONFIG_HOME/kreplicate/config.yaml]')
+            [CompletionResult]::new('--flow', '--flow', [CompletionResultType]::ParameterName, 'A named flow of the config file (under flows:): that flow''s settings over the file''s defaults, and flags over both')
+            [CompletionResult]::new('-X', '-X ', [CompletionResultType]::ParameterName, 'librdkafka property for the source clients (repeatable), e.g. -X fetch.max.bytes=1048576')
+            [CompletionResult]::new('--from-property', '--from-property', [CompletionResultType]::ParameterName, 'librdkafka property for the source clients (repeatable), e.g. -X fetch.max.bytes=1048576')
+            [CompletionResult]::new('--to-property', '--to-property', [CompletionResultType]::ParameterName, 'librdkafka property for the target clients (repeatable), e.g. --to-property linger.ms=20')
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'The migration''s name on the target [default: the --topics value]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Longest wait for a broker request')
+            [CompletionResult]::new('--failback', '--failback', [CompletionResultType]::ParameterName, 'Show the failback''s stage (kept on --from) instead of the move''s')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object on stdout instead of the text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'kreplicate;migrate;help' {
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show a migration''s stage and what it established, as the target keeps them; reads only')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'kreplicate;migrate;help;status' {
+            break
+        }
+        'kreplicate;migrate;help;help' {
+            break
+        }
         'kreplicate;generate' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -236,6 +301,7 @@ Register-ArgumentCompleter -Native -CommandName 'kreplicate' -ScriptBlock {
             [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'Show what a copy run with the same flags would do, writing nothing: each source topic, its target and partitions, configs to create or that differ, the group''s positions, records to copy and the warnings; exit 0 when the run would start, 2 when it would refuse (prefix any copy command line with `plan`)')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Whether a copy with the same flags runs and how far behind it is, seen from outside: the source group''s live members, its committed positions against each partition''s end (exactly-once: also the position the target holds); every flow of the config file without --flow and --topics. Reads only; exit 0, 1 when a broker cannot be reached, 2 for bad input (prefix any copy command line with `status`)')
             [CompletionResult]::new('groups', 'groups', [CompletionResultType]::ParameterValue, 'Translate the committed positions of the source''s consumer groups to the target (exact, from the origin of every copied record) and commit them to the same-named target groups')
+            [CompletionResult]::new('migrate', 'migrate', [CompletionResultType]::ParameterValue, 'Move topics and their consumer groups from one cluster to another in stages that cannot be skipped: plan, copy, stop the writers, drain and verify, move the groups, report. The stage lives on the target, so a rerun anywhere goes on where the last one stopped; exit 3 when the operator must act')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write the man page and shell completions (man/, completions/) under DIR, and the generated blocks of DIR/docs/guide.md when DIR holds one')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -253,6 +319,13 @@ Register-ArgumentCompleter -Native -CommandName 'kreplicate' -ScriptBlock {
             break
         }
         'kreplicate;help;groups' {
+            break
+        }
+        'kreplicate;help;migrate' {
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show a migration''s stage and what it established, as the target keeps them; reads only')
+            break
+        }
+        'kreplicate;help;migrate;status' {
             break
         }
         'kreplicate;help;generate' {

@@ -71,6 +71,7 @@ set edit:completion:arg-completer[kreplicate] = {|@words|
             cand plan 'Show what a copy run with the same flags would do, writing nothing: each source topic, its target and partitions, configs to create or that differ, the group''s positions, records to copy and the warnings; exit 0 when the run would start, 2 when it would refuse (prefix any copy command line with `plan`)'
             cand status 'Whether a copy with the same flags runs and how far behind it is, seen from outside: the source group''s live members, its committed positions against each partition''s end (exactly-once: also the position the target holds); every flow of the config file without --flow and --topics. Reads only; exit 0, 1 when a broker cannot be reached, 2 for bad input (prefix any copy command line with `status`)'
             cand groups 'Translate the committed positions of the source''s consumer groups to the target (exact, from the origin of every copied record) and commit them to the same-named target groups'
+            cand migrate 'Move topics and their consumer groups from one cluster to another in stages that cannot be skipped: plan, copy, stop the writers, drain and verify, move the groups, report. The stage lives on the target, so a rerun anywhere goes on where the last one stopped; exit 3 when the operator must act'
             cand generate 'Write the man page and shell completions (man/, completions/) under DIR, and the generated blocks of DIR/docs/guide.md when DIR holds one'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -216,6 +217,65 @@ set edit:completion:arg-completer[kreplicate] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'kreplicate;migrate'= {
+            cand --from 'Source cluster: a name from the config file, or host:port[,host:port]'
+            cand --to 'Target cluster: a name from the config file, or host:port[,host:port]'
+            cand --topics 'Source topics: a comma list, or a regex when it starts with ''^'' (resolved at start; internal topics ''__*'' never match a regex)'
+            cand --exclude 'Source topics to leave out of --topics: a comma list, or a regex when it starts with ''^'', e.g. --topics ''^orders\..*'' --exclude ''^orders\.tmp\.'''
+            cand --rename 'Target topic name; {topic} stands for the source topic''s name [default: {topic}]'
+            cand --config 'YAML config file [default: $XDG_CONFIG_HOME/kreplicate/config.yaml]'
+            cand --flow 'A named flow of the config file (under flows:): that flow''s settings over the file''s defaults, and flags over both'
+            cand -X 'librdkafka property for the source clients (repeatable), e.g. -X fetch.max.bytes=1048576'
+            cand --from-property 'librdkafka property for the source clients (repeatable), e.g. -X fetch.max.bytes=1048576'
+            cand --to-property 'librdkafka property for the target clients (repeatable), e.g. --to-property linger.ms=20'
+            cand --id 'The migration''s name on the target, which keeps its stage [default: the --topics value]'
+            cand --groups 'Source consumer groups to move: a comma list, or a regex when it starts with ''^'' [default: every group with committed positions on --topics, except kreplicate''s own; with --failback: none]'
+            cand --guarantee 'Delivery guarantee of every copy of the migration, fixed at its start; without it, exactly-once, or at-least-once when the target refuses exactly-once (the run says why) [default: at-least-once]'
+            cand --max-lag 'The copy stage ends once at most this many records are left to copy [default: 10000]'
+            cand --quiet-for 'How long every source partition''s end must stay still, with no transaction open, for the writers to count as stopped [default: 10s]'
+            cand --writers-timeout 'How long to wait for the writers to stop before exit 3 names the partitions still written to [default: 5m]'
+            cand --replication-factor 'Replication factor for topics made by --create-topics and for the state topic [default: the broker''s]'
+            cand --delivery-timeout 'Longest wait for one record''s acknowledgement by the target before a copy fails [default: 2m]'
+            cand --timeout 'Longest wait for a broker request [default: 30s]'
+            cand --continue 'The operator stopped the writers: wait until the source is quiet, then go on'
+            cand --failback 'The reverse move, B to A, after the move A to B is done (same --from and --to as the move): copies what the applications wrote on B back to A (B''s copies of A''s records are not copied back) and moves the --groups back'
+            cand --create-topics 'Create missing target topics with the source''s partition count and configs'
+            cand --json 'Print one JSON object on stdout on every exit (human output stays on stderr)'
+            cand -q 'No progress display (stage lines and errors are still printed)'
+            cand --quiet 'No progress display (stage lines and errors are still printed)'
+            cand -v 'Diagnostics on stderr, including librdkafka''s log: -v info, -vv debug, -vvv trace'
+            cand --verbose 'Diagnostics on stderr, including librdkafka''s log: -v info, -vv debug, -vvv trace'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand status 'Show a migration''s stage and what it established, as the target keeps them; reads only'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'kreplicate;migrate;status'= {
+            cand --from 'Source cluster: a name from the config file, or host:port[,host:port]'
+            cand --to 'Target cluster: a name from the config file, or host:port[,host:port]'
+            cand --topics 'Source topics: a comma list, or a regex when it starts with ''^'' (resolved at start; internal topics ''__*'' never match a regex)'
+            cand --exclude 'Source topics to leave out of --topics: a comma list, or a regex when it starts with ''^'', e.g. --topics ''^orders\..*'' --exclude ''^orders\.tmp\.'''
+            cand --rename 'Target topic name; {topic} stands for the source topic''s name'
+            cand --config 'YAML config file [default: $XDG_CONFIG_HOME/kreplicate/config.yaml]'
+            cand --flow 'A named flow of the config file (under flows:): that flow''s settings over the file''s defaults, and flags over both'
+            cand -X 'librdkafka property for the source clients (repeatable), e.g. -X fetch.max.bytes=1048576'
+            cand --from-property 'librdkafka property for the source clients (repeatable), e.g. -X fetch.max.bytes=1048576'
+            cand --to-property 'librdkafka property for the target clients (repeatable), e.g. --to-property linger.ms=20'
+            cand --id 'The migration''s name on the target [default: the --topics value]'
+            cand --timeout 'Longest wait for a broker request'
+            cand --failback 'Show the failback''s stage (kept on --from) instead of the move''s'
+            cand --json 'Print one JSON object on stdout instead of the text'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'kreplicate;migrate;help'= {
+            cand status 'Show a migration''s stage and what it established, as the target keeps them; reads only'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'kreplicate;migrate;help;status'= {
+        }
+        &'kreplicate;migrate;help;help'= {
+        }
         &'kreplicate;generate'= {
             cand -h 'Print help'
             cand --help 'Print help'
@@ -226,6 +286,7 @@ set edit:completion:arg-completer[kreplicate] = {|@words|
             cand plan 'Show what a copy run with the same flags would do, writing nothing: each source topic, its target and partitions, configs to create or that differ, the group''s positions, records to copy and the warnings; exit 0 when the run would start, 2 when it would refuse (prefix any copy command line with `plan`)'
             cand status 'Whether a copy with the same flags runs and how far behind it is, seen from outside: the source group''s live members, its committed positions against each partition''s end (exactly-once: also the position the target holds); every flow of the config file without --flow and --topics. Reads only; exit 0, 1 when a broker cannot be reached, 2 for bad input (prefix any copy command line with `status`)'
             cand groups 'Translate the committed positions of the source''s consumer groups to the target (exact, from the origin of every copied record) and commit them to the same-named target groups'
+            cand migrate 'Move topics and their consumer groups from one cluster to another in stages that cannot be skipped: plan, copy, stop the writers, drain and verify, move the groups, report. The stage lives on the target, so a rerun anywhere goes on where the last one stopped; exit 3 when the operator must act'
             cand generate 'Write the man page and shell completions (man/, completions/) under DIR, and the generated blocks of DIR/docs/guide.md when DIR holds one'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -238,6 +299,11 @@ set edit:completion:arg-completer[kreplicate] = {|@words|
         &'kreplicate;help;status'= {
         }
         &'kreplicate;help;groups'= {
+        }
+        &'kreplicate;help;migrate'= {
+            cand status 'Show a migration''s stage and what it established, as the target keeps them; reads only'
+        }
+        &'kreplicate;help;migrate;status'= {
         }
         &'kreplicate;help;generate'= {
         }

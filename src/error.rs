@@ -71,6 +71,9 @@ pub enum Exit {
     Failed = 1,
     /// A person must change the command line or the config; nothing was copied or committed.
     Usage = 2,
+    /// `migrate` only: a person must act (stop the writers, or a group's consumers) and run
+    /// it again with `--continue`.
+    WaitingForOperator = 3,
     /// A second SIGINT/SIGTERM: exited at once, nothing more committed.
     Interrupted = 130,
 }

@@ -91,6 +91,27 @@ pub fn settle() -> bool {
     clean
 }
 
+/// Calls `on` for every SIGINT or SIGTERM, on the runtime the caller is in (a copy and
+/// `migrate` each decide what a first and a second signal mean).
+pub fn on_signals(mut on: impl FnMut() + Send + 'static) -> crate::error::Result<()> {
+    use crate::error::Error;
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut int = signal(SignalKind::interrupt())
+        .map_err(|e| Error::failed(format!("cannot watch SIGINT: {e}")))?;
+    let mut term = signal(SignalKind::terminate())
+        .map_err(|e| Error::failed(format!("cannot watch SIGTERM: {e}")))?;
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                _ = int.recv() => {}
+                _ = term.recv() => {}
+            }
+            on();
+        }
+    });
+    Ok(())
+}
+
 /// Exits with `code` at once: stdout and stderr flushed, no C exit handler run, so that no
 /// library is torn down under a thread still using it.
 pub fn now(code: u8) -> ! {

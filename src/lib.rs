@@ -3,7 +3,7 @@
 //! The binary is a thin wrapper over [`run_cli`]. The layers, top to bottom: a module imports
 //! modules of its own layer or of layers below it, never one above (`tests/layers.rs` reads
 //! each item's modules, before its dash, and checks every `crate::` path of src/):
-//! 1. `lib`, `demo`, `plan`, `manual` — `lib` parses, dispatches, prints, maps the outcome to
+//! 1. `lib`, `demo`, `plan`, `migrate`, `manual` — `lib` parses, dispatches, prints, maps the outcome to
 //!    an exit code; nothing imports this layer, nor `verify` or `groups`. `plan` prints what
 //!    `preflight` decides and a copy's status; `manual` writes the man pages.
 //! 2. `engine`, `verify`, `groups` — `engine` picks one of two engines, `acked` (none,
@@ -43,6 +43,7 @@ mod kafka;
 mod lines;
 mod manual;
 mod metrics;
+mod migrate;
 pub mod mock;
 mod offsets;
 mod options;
@@ -75,7 +76,6 @@ use std::time::Instant;
 use clap::FromArgMatches;
 
 use cli::{Cli, Command};
-use engine::Replicator;
 use error::{Error, Exit};
 use report::{Counters, Identity, Status, Summary};
 
@@ -98,7 +98,7 @@ where
             // A copy run's script that asked for JSON gets its line even when the flags are
             // wrong (verify and demo print other objects).
             let subcommand = args.get(1).is_some_and(|a| {
-                ["verify", "demo", "plan", "status", "groups"]
+                ["verify", "demo", "plan", "status", "groups", "migrate"]
                     .iter()
                     .any(|s| *a == **s)
             });
@@ -118,6 +118,7 @@ where
         Some(Command::Status(args)) => plan::status(args),
         // Like verify's, groups' 1 is an outcome (some groups not translated).
         Some(Command::Groups(args)) => groups::run(args),
+        Some(Command::Migrate(args)) => migrate::run(args),
         Some(Command::Generate { dir }) => manual::generate(dir)
             .map(|()| Exit::Done)
             .map_err(|e| Error::usage(format!("cannot write into {}: {e}", dir.display()))),
@@ -234,24 +235,13 @@ fn copy(args: &cli::CopyArgs, started: Instant, who: &mut Identity) -> Result<Ex
         started,
     };
     let (stop, copying) = (signals.stop.clone(), signals.copying.clone());
-    let (quiet, every, delivery_timeout) =
-        (args.quiet, opts.commit_interval, opts.delivery_timeout);
+    let quiet = args.quiet;
     let sync_opts = opts.clone();
     let result = runtime.block_on(async {
         watch_signals(signals)?;
         // librdkafka calls block: keep them off the async workers.
-        tokio::task::spawn_blocking(move || -> Result<Summary, Error> {
-            progress.set_waiting(Some("checking clusters and topics".into()));
-            let live = progress::start(progress.clone(), quiet, every, delivery_timeout);
-            let prepared = Replicator::prepare(&opts, progress.clone());
-            // A run that never started prints no progress line, only its error.
-            if prepared.is_ok() {
-                progress.set_waiting(None);
-            }
-            for w in prepared.iter().flat_map(|r| &r.warnings) {
-                progress::say(&format!("kreplicate: warning: {w}"));
-            }
-            let summary = prepared.map(|replicator| {
+        tokio::task::spawn_blocking(move || {
+            engine::with_progress(&opts, progress.clone(), quiet, |replicator| {
                 copying.store(true, Ordering::SeqCst);
                 let syncer = sync.map(|s| groups::Syncer::start(&sync_opts, s, progress.clone()));
                 let mut summary = replicator.run(&stop);
@@ -261,11 +251,7 @@ fn copy(args: &cli::CopyArgs, started: Instant, who: &mut Identity) -> Result<Ex
                     summary.group_sync = progress.group_sync();
                 }
                 summary
-            });
-            if let Some(live) = live {
-                live.finish();
-            }
-            summary
+            })
         })
         .await
         .map_err(|e| Error::failed(format!("the replication thread failed: {e}")))?
@@ -296,46 +282,34 @@ struct Signals {
 /// copy there is nothing to flush or commit: exit 0 at once). Second: exit 130 at once,
 /// committing nothing more.
 fn watch_signals(s: Signals) -> Result<(), Error> {
-    use tokio::signal::unix::{signal, SignalKind};
-    let mut int = signal(SignalKind::interrupt())
-        .map_err(|e| Error::failed(format!("cannot watch SIGINT: {e}")))?;
-    let mut term = signal(SignalKind::terminate())
-        .map_err(|e| Error::failed(format!("cannot watch SIGTERM: {e}")))?;
-    tokio::spawn(async move {
-        loop {
-            tokio::select! {
-                _ = int.recv() => {}
-                _ = term.recv() => {}
+    exit::on_signals(move || {
+        if s.stop.swap(true, Ordering::SeqCst) {
+            progress::say("kreplicate: second signal: exiting now without committing");
+            if let Some(m) = &s.metrics {
+                m.finish(Status::Interrupted);
             }
-            if s.stop.swap(true, Ordering::SeqCst) {
-                progress::say("kreplicate: second signal: exiting now without committing");
-                if let Some(m) = &s.metrics {
-                    m.finish(Status::Interrupted);
-                }
-                if let Some(who) = &s.json {
-                    print_json(&Summary::interrupted(who, s.started));
-                }
-                exit::now(Exit::Interrupted.code());
+            if let Some(who) = &s.json {
+                print_json(&Summary::interrupted(who, s.started));
             }
-            if !s.copying.load(Ordering::SeqCst) {
-                progress::say(
-                    "kreplicate: stopped before copying: nothing was consumed, produced or committed",
-                );
-                if let Some(m) = &s.metrics {
-                    m.finish(Status::Stopped);
-                }
-                if let Some(who) = &s.json {
-                    print_json(&Summary::stopped_before_copying(who, s.started));
-                }
-                // The checks' threads are still at work: no exit handler may run under them.
-                exit::now(Exit::Done.code());
-            }
-            progress::say(
-                "kreplicate: stopping: flushing, verifying and committing (signal again to exit at once)",
-            );
+            exit::now(Exit::Interrupted.code());
         }
-    });
-    Ok(())
+        if !s.copying.load(Ordering::SeqCst) {
+            progress::say(
+                "kreplicate: stopped before copying: nothing was consumed, produced or committed",
+            );
+            if let Some(m) = &s.metrics {
+                m.finish(Status::Stopped);
+            }
+            if let Some(who) = &s.json {
+                print_json(&Summary::stopped_before_copying(who, s.started));
+            }
+            // The checks' threads are still at work: no exit handler may run under them.
+            exit::now(Exit::Done.code());
+        }
+        progress::say(
+            "kreplicate: stopping: flushing, verifying and committing (signal again to exit at once)",
+        );
+    })
 }
 
 fn report(summary: &Summary, json: bool, quiet: bool) {

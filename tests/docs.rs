@@ -206,13 +206,15 @@ fn guide_flags(guide: &str, heading: &str) -> BTreeSet<String> {
 #[test]
 fn issue_21_the_flag_tables_match_help() {
     let guide = guide();
-    let tables: [(&[&str], &str); 6] = [
+    let tables: [(&[&str], &str); 8] = [
         (&[], "### Flags of a copy run"),
         (&["plan"], "### Flags of a copy run"),
         (&["status"], "### Flags of a copy run"),
         (&["verify"], "### Flags of verify"),
         (&["groups"], "### Flags of groups"),
         (&["demo"], "### Flags of demo"),
+        (&["migrate"], "### Flags of migrate"),
+        (&["migrate", "status"], "### Flags of migrate status"),
     ];
     let mut wrong = Vec::new();
     for (sub, heading) in tables {

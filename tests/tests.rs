@@ -10,7 +10,7 @@
 //! 11 group translation/provenance/loops, 12 configs/discovery/plan/throttle, 13 four loss and
 //! hang defects, 17 Apache Kafka as the reference broker, 18 failover defects, 19 secured
 //! clusters, 21 one home/docs, 22 an operator's first day, 30 multi-node clusters, 33 Kafka
-//! versions 2.8 to 4.4, 35 an operator's second week, 41 exits and failure paths, 44 deploying
+//! versions 2.8 to 4.4, 35 an operator's second week, 41 exits and failure paths, 42 `migrate`, 44 deploying
 //! (readiness, image, Kubernetes, package, alerts). Tests without a number pin the promises
 //! they name.
 
@@ -81,6 +81,9 @@ mod loops;
 mod metrics;
 /// `--metrics-addr :PORT` on every interface (no broker)
 mod metrics_addr;
+/// `kreplicate migrate`: Kafka's own Java clients moved from 2.8.2 (ZooKeeper) to 4.4.0 and
+/// back under both guarantees; a kill -9 in each stage; its refusals (Kafka: own and shared)
+mod migrate;
 /// three-node clusters rolled under a live writer and a continuous copy (Kafka: own, 3 nodes)
 mod multinode;
 /// a killed leader, a transaction coordinator killed during EndTxn, a target restarted (Kafka: own, 3 nodes and 1)

@@ -8,7 +8,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::options::{defaults, GapPolicy, Guarantee, StartPosition};
 
 mod texts;
-pub use texts::{EXAMPLES, EXIT_CODES, GROUPS_AFTER_HELP, USAGE};
+pub use texts::{EXAMPLES, EXIT_CODES, GROUPS_AFTER_HELP, MIGRATE_AFTER_HELP, USAGE};
 
 /// Environment variable naming the config file (below `--config`, above the default path).
 pub const CONFIG_ENV: &str = "KREPLICATE_CONFIG";
@@ -51,6 +51,16 @@ pub enum Command {
     /// from the origin of every copied record) and commit them to the same-named target groups
     #[command(after_help = GROUPS_AFTER_HELP)]
     Groups(Box<GroupsArgs>),
+    /// Move topics and their consumer groups from one cluster to another in stages that cannot
+    /// be skipped: plan, copy, stop the writers, drain and verify, move the groups, report. The
+    /// stage lives on the target, so a rerun anywhere goes on where the last one stopped; exit
+    /// 3 when the operator must act
+    #[command(
+        after_help = MIGRATE_AFTER_HELP,
+        args_conflicts_with_subcommands = true,
+        subcommand_negates_reqs = true
+    )]
+    Migrate(Box<MigrateArgs>),
     /// Write the man page and shell completions (man/, completions/) under DIR, and the
     /// generated blocks of DIR/docs/guide.md when DIR holds one
     #[command(hide = true)]
@@ -235,7 +245,7 @@ pub struct CopyArgs {
 
 /// Which clusters and topics: the flags `kreplicate` and `kreplicate verify` share. Each falls
 /// back to the config file's `defaults`.
-#[derive(Debug, Default, Args)]
+#[derive(Debug, Default, Clone, Args)]
 pub struct EndpointArgs {
     /// Source cluster: a name from the config file, or host:port[,host:port]
     #[arg(long, value_name = "CLUSTER")]
@@ -342,6 +352,113 @@ pub struct GroupsArgs {
     /// the config file when left out
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
+}
+
+/// Flags of `kreplicate migrate`.
+#[derive(Debug, Default, Args)]
+pub struct MigrateArgs {
+    #[command(subcommand)]
+    pub command: Option<MigrateCommand>,
+
+    #[command(flatten)]
+    pub ends: EndpointArgs,
+
+    /// The migration's name on the target, which keeps its stage [default: the --topics value]
+    #[arg(long, value_name = "ID")]
+    pub id: Option<String>,
+
+    /// Source consumer groups to move: a comma list, or a regex when it starts with '^'
+    /// [default: every group with committed positions on --topics, except kreplicate's own;
+    /// with --failback: none]
+    #[arg(long, value_name = "LIST|^REGEX")]
+    pub groups: Option<String>,
+
+    /// Delivery guarantee of every copy of the migration, fixed at its start; without it,
+    /// exactly-once, or at-least-once when the target refuses exactly-once (the run says why)
+    #[arg(long, value_enum)]
+    pub guarantee: Option<Guarantee>,
+
+    /// The operator stopped the writers: wait until the source is quiet, then go on
+    #[arg(long = "continue")]
+    pub go_on: bool,
+
+    /// The reverse move, B to A, after the move A to B is done (same --from and --to as the
+    /// move): copies what the applications wrote on B back to A (B's copies of A's records
+    /// are not copied back) and moves the --groups back
+    #[arg(long)]
+    pub failback: bool,
+
+    /// The copy stage ends once at most this many records are left to copy [default: 10000]
+    #[arg(long, value_name = "N")]
+    pub max_lag: Option<u64>,
+
+    /// How long every source partition's end must stay still, with no transaction open, for
+    /// the writers to count as stopped [default: 10s]
+    #[arg(long, value_name = "DURATION")]
+    pub quiet_for: Option<String>,
+
+    /// How long to wait for the writers to stop before exit 3 names the partitions still
+    /// written to [default: 5m]
+    #[arg(long, value_name = "DURATION")]
+    pub writers_timeout: Option<String>,
+
+    /// Create missing target topics with the source's partition count and configs
+    #[arg(long)]
+    pub create_topics: bool,
+
+    /// Replication factor for topics made by --create-topics and for the state topic
+    /// [default: the broker's]
+    #[arg(long, value_name = "N")]
+    pub replication_factor: Option<i32>,
+
+    /// Longest wait for one record's acknowledgement by the target before a copy fails
+    #[arg(long, value_name = "DURATION")]
+    pub delivery_timeout: Option<String>,
+
+    /// Longest wait for a broker request
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<String>,
+
+    /// Print one JSON object on stdout on every exit (human output stays on stderr)
+    #[arg(long)]
+    pub json: bool,
+
+    /// No progress display (stage lines and errors are still printed)
+    #[arg(short, long)]
+    pub quiet: bool,
+
+    /// Diagnostics on stderr, including librdkafka's log: -v info, -vv debug, -vvv trace
+    #[arg(short, long, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MigrateCommand {
+    /// Show a migration's stage and what it established, as the target keeps them; reads only
+    Status(MigrateStatusArgs),
+}
+
+/// Flags of `kreplicate migrate status`.
+#[derive(Debug, Default, Args)]
+pub struct MigrateStatusArgs {
+    #[command(flatten)]
+    pub ends: EndpointArgs,
+
+    /// The migration's name on the target [default: the --topics value]
+    #[arg(long, value_name = "ID")]
+    pub id: Option<String>,
+
+    /// Show the failback's stage (kept on --from) instead of the move's
+    #[arg(long)]
+    pub failback: bool,
+
+    /// Longest wait for a broker request
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<String>,
+
+    /// Print one JSON object on stdout instead of the text
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `--version` text: ours and the librdkafka we are built with.

@@ -32,6 +32,8 @@ kreplicate plan [the options of a copy run]
 kreplicate status [the options of a copy run]
 kreplicate verify --from CLUSTER --to CLUSTER --topics LIST|^REGEX [OPTIONS]
 kreplicate groups --from CLUSTER --to CLUSTER --topics LIST|^REGEX [OPTIONS]
+kreplicate migrate --from CLUSTER --to CLUSTER --topics LIST|^REGEX [OPTIONS]
+kreplicate migrate status --from CLUSTER --to CLUSTER --topics LIST|^REGEX
 kreplicate [plan|status|verify|groups] --flow NAME [OPTIONS]
 kreplicate demo [OPTIONS]";
 
@@ -42,6 +44,8 @@ pub const EXIT_CODES: &str =
        out (also at start), delivery error, fencing, source gap
   2    fix the command line or the config: nothing was consumed, produced or
        committed
+  3    migrate only: waiting for the operator (stop the writers, or the consumers
+       of a group still active on the source), then rerun with --continue
   130  interrupted by a second signal: exited at once, nothing more committed";
 
 /// `groups --help`: why a group is refused, and the exit codes.
@@ -62,3 +66,31 @@ Exit codes:
   1    some group refused, or a broker failed: a rerun may succeed
   2    fix the command line or the config: an unknown group in --groups, a bad
        regex, a missing topic; nothing was committed";
+
+/// `migrate --help`: the stages, and the exit codes.
+pub const MIGRATE_AFTER_HELP: &str = "\
+Stages (kept in __kreplicate.migrations on the target; a rerun goes on at the
+stage stored there, from any machine):
+  1 planned       the copy's checks pass; the backlog and groups are shown
+  2 copying       copies until at most --max-lag records are left
+  3 waiting-for-writers
+                  says which producers to stop, waits until every source end
+                  stays still for --quiet-for with no transaction open (on a
+                  terminal after Enter; in scripts with --continue)
+  4 draining      copies to the ends the writers left, then verifies every
+                  partition record by record
+  5 verified      moves the consumer groups (refused while one has live
+                  members on the source; never moves one backwards)
+  6 done          reports what moved; point the consumers, then the producers,
+                  at the target
+
+Exit codes:
+  0    done: every stage passed (a rerun prints the report again)
+  1    a stage failed and a rerun may pass (a broker unreachable, a copy that
+       failed, a target that differs after the drain)
+  2    fix the command line, the config or the clusters: nothing moved (the id
+       belongs to other clusters or topics, a topic is missing, the target holds
+       records that are not copies of the source)
+  3    waiting for the operator: stop the writers (or the consumers the line
+       names), then run again with --continue
+  130  stopped by a signal: the stage runs again on the next run";

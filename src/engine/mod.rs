@@ -229,6 +229,36 @@ impl Replicator {
     }
 }
 
+/// One copy with its progress on the terminal: the checks, then `copy` (which runs the
+/// replicator, and whatever must run beside it), then the display's last line. A run that
+/// never started prints no progress line, only its error.
+pub fn with_progress(
+    opts: &RunOptions,
+    counters: Arc<Counters>,
+    quiet: bool,
+    copy: impl FnOnce(Replicator) -> Summary,
+) -> Result<Summary> {
+    counters.set_waiting(Some("checking clusters and topics".into()));
+    let live = progress::start(
+        counters.clone(),
+        quiet,
+        opts.commit_interval,
+        opts.delivery_timeout,
+    );
+    let prepared = Replicator::prepare(opts, counters.clone());
+    if prepared.is_ok() {
+        counters.set_waiting(None);
+    }
+    for w in prepared.iter().flat_map(|r| &r.warnings) {
+        progress::say(&format!("kreplicate: warning: {w}"));
+    }
+    let summary = prepared.map(copy);
+    if let Some(live) = live {
+        live.finish();
+    }
+    summary
+}
+
 /// One line per target topic created or grown (`--create-topics`), printed at once, and the
 /// same for the summary.
 pub(crate) fn announce(counters: &Counters, changes: topics::TargetChanges) {

@@ -55,6 +55,9 @@ pub struct Settled {
     /// Why a run must not start (exit 2).
     pub refusal: Option<String>,
     pub warnings: Vec<String>,
+    /// Target topics that hold records that are not copies from this source, said (also among
+    /// the warnings) in one line each.
+    pub foreign: Vec<String>,
     /// Positions of the old default group to commit to the new one before copying.
     pub(super) migrate: Vec<(String, i32, i64)>,
 }
@@ -139,7 +142,8 @@ pub fn settle(
         _ => None,
     };
     if let (Some(tails), true) = (&tails, opts.origin_header) {
-        out.warnings.extend(tails.foreign_warnings(&parts));
+        out.foreign = tails.foreign_warnings(&parts);
+        out.warnings.extend(out.foreign.iter().cloned());
     }
     if positions.is_empty() {
         if let (Some(tails), true) = (&tails, first_run) {

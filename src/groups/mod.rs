@@ -28,9 +28,9 @@ use std::time::Duration;
 use rdkafka::consumer::Consumer;
 
 use self::lookup::Target;
-pub use self::positions::Selection;
+pub use self::positions::{listed, Selection};
 pub use self::sync::Syncer;
-pub use self::table::Report;
+pub use self::table::{positions, Report};
 use self::table::{GroupOutcome, Row, RowStatus};
 use crate::cli::GroupsArgs;
 use crate::config;
@@ -134,6 +134,7 @@ pub fn translate(req: &Request<'_>) -> Result<Report> {
     let stands = batch::stands((req.from, req.to), &groups, &parts, &target_parts, timeout)?;
     // Every position to look up, once however many groups stand there.
     let mut wanted: Vec<batch::Wanted> = Vec::new();
+    let mut unindexed: Vec<batch::Wanted> = Vec::new();
     for (at_source, _) in &stands {
         for ((topic, p), x) in parts.iter().zip(at_source) {
             let Some(x) = *x else { continue };
@@ -149,6 +150,8 @@ pub fn translate(req: &Request<'_>) -> Result<Report> {
             };
             if index.contains_key(&key) || (x == 0 && copied_topic()) {
                 wanted.push((topic.clone(), *p, target_topic, x));
+            } else {
+                unindexed.push((topic.clone(), *p, target_topic, x));
             }
         }
     }
@@ -160,6 +163,9 @@ pub fn translate(req: &Request<'_>) -> Result<Report> {
         crate::preflight::identity(&target.client().fetch_cluster_id(id_wait), req.to, "--to")
     {
         returned(req.from, &back, &mut found, timeout)?;
+        unindexed.sort();
+        unindexed.dedup();
+        homecoming(req.from, &back, unindexed, &mut found, timeout)?;
     }
 
     let mut report = Report {
@@ -227,6 +233,40 @@ fn returned(
         let (least, read) = on_source.returned((topic, *p, *x), (back, target_topic), t)?;
         f.translation = trail::with_returned(f.translation, least);
         f.records_read += read;
+    }
+    Ok(())
+}
+
+/// Failback (issue 42): a source partition without an index entry on the target (the copy
+/// back never wrote to it) whose records a copy from the target wrote (its index on the source
+/// names it) translates by their origins: they are the target's own records.
+fn homecoming(
+    from: &ClusterSpec,
+    back: &str,
+    unindexed: Vec<batch::Wanted>,
+    found: &mut HashMap<batch::Wanted, lookup::Found>,
+    timeout: Duration,
+) -> Result<()> {
+    if unindexed.is_empty() {
+        return Ok(());
+    }
+    let on_source = Target::new(from, timeout)?;
+    let copies_back = on_source.index()?;
+    for (topic, p, target_topic, x) in unindexed {
+        let from_target = copies_back
+            .keys()
+            .any(|k| k.0 == back && k.1 == target_topic && k.2 == p && k.3 == topic);
+        if !from_target {
+            continue;
+        }
+        let (home, read) = on_source.home((&topic, p, x), (back, &target_topic))?;
+        if let Some(translation) = home {
+            let found_at = lookup::Found {
+                translation,
+                records_read: read,
+            };
+            found.insert((topic, p, target_topic, x), found_at);
+        }
     }
     Ok(())
 }

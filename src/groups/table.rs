@@ -130,6 +130,22 @@ pub struct Report {
     pub partitions: Vec<Row>,
 }
 
+/// Rows of group, topic, partition, source position, target position and status under their
+/// heads (`migrate`'s report shows the positions it moved the same way).
+pub fn positions(rows: Vec<[String; 6]>) -> String {
+    let head = [
+        "GROUP",
+        "TOPIC",
+        "PARTITION",
+        "SOURCE POSITION",
+        "TARGET POSITION",
+        "STATUS",
+    ];
+    let mut lines = vec![head.map(String::from)];
+    lines.extend(rows);
+    table::aligned(&lines, &[])
+}
+
 impl Report {
     pub fn all_translated(&self) -> bool {
         self.groups.iter().all(|g| g.status == "translated")
@@ -137,15 +153,7 @@ impl Report {
 
     /// The table: one line per partition, then one line per refused group.
     pub fn table(&self) -> String {
-        let head = [
-            "GROUP",
-            "TOPIC",
-            "PARTITION",
-            "SOURCE POSITION",
-            "TARGET POSITION",
-            "STATUS",
-        ];
-        let mut lines: Vec<[String; 6]> = vec![head.map(String::from)];
+        let mut lines = Vec::new();
         for r in &self.partitions {
             let refused = self
                 .groups
@@ -171,7 +179,7 @@ impl Report {
                 status,
             ]);
         }
-        let mut out = table::aligned(&lines, &[]);
+        let mut out = positions(lines);
         for g in &self.groups {
             if let Some(why) = &g.reason {
                 let _ = writeln!(out, "group '{}' refused: {why}", g.group);

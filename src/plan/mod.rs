@@ -18,7 +18,8 @@ use std::time::{Duration, Instant};
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::{Offset, TopicPartitionList};
 
-use self::report::{PartitionPlan, Plan};
+use self::report::PartitionPlan;
+pub use self::report::Plan;
 use crate::cli::CopyArgs;
 use crate::config;
 use crate::engine::{positions, GroupProtocol};
@@ -31,6 +32,23 @@ use crate::topics::Route;
 
 /// Runs `plan`; prints the plan (table on stdout, or one JSON object with `--json`).
 pub fn run(args: &CopyArgs) -> Result<Exit> {
+    let plan = make(args)?;
+    if args.json {
+        let line = serde_json::to_string(&plan)
+            .map_err(|e| Error::failed(format!("cannot write the plan as JSON: {e}")))?;
+        println!("{line}");
+    } else {
+        print!("{}", plan.human());
+    }
+    Ok(if plan.refusal.is_some() {
+        Exit::Usage
+    } else {
+        Exit::Done
+    })
+}
+
+/// The plan of a copy run with these flags (its `refusal` says why a run would refuse).
+pub fn make(args: &CopyArgs) -> Result<Plan> {
     let file = config::load(&args.ends)?;
     let mut opts = config::resolve(args, &file)?;
     // A real run refuses bad client properties before it connects.
@@ -46,6 +64,7 @@ pub fn run(args: &CopyArgs) -> Result<Exit> {
     let (source_id, target_id) = found.reported_ids();
     let source_id = source_id.or(opts.from.id.as_deref()).map(String::from);
     let target_id = positions::group_identity(&opts.to, target_id);
+    let mut foreign = Vec::new();
     if found.refusal.is_none() {
         let settled = positions::settle(
             &mut opts,
@@ -56,6 +75,7 @@ pub fn run(args: &CopyArgs) -> Result<Exit> {
         )?;
         found.refusal = settled.refusal;
         found.warnings.extend(settled.warnings);
+        foreign = settled.foreign;
     } else if opts.group_is_default {
         // Named as a run names it, refusing or not: the positions shown are that group's.
         opts.group = positions::default_group(&target_id, &opts.rename, opts.flow.as_deref());
@@ -86,19 +106,9 @@ pub fn run(args: &CopyArgs) -> Result<Exit> {
         true => HashMap::new(),
         false => positions(&opts, &found.routes())?,
     };
-    let plan = Plan::new(&opts, &found, positions);
-    if args.json {
-        let line = serde_json::to_string(&plan)
-            .map_err(|e| Error::failed(format!("cannot write the plan as JSON: {e}")))?;
-        println!("{line}");
-    } else {
-        print!("{}", plan.human());
-    }
-    Ok(if found.refusal.is_some() {
-        Exit::Usage
-    } else {
-        Exit::Done
-    })
+    let mut plan = Plan::new(&opts, &found, positions);
+    plan.foreign = foreign;
+    Ok(plan)
 }
 
 /// The group's committed position and the partition's bounds, per source partition (`plan`,

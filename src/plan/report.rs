@@ -94,6 +94,10 @@ pub struct Plan {
     pub acls: Option<AclPlan>,
     pub records_to_copy: i64,
     pub warnings: Vec<String>,
+    /// The warnings that name target topics holding records that are not copies from this
+    /// source (`migrate` refuses them; a copy run goes on).
+    #[serde(skip)]
+    pub foreign: Vec<String>,
 }
 
 impl Plan {
@@ -165,6 +169,7 @@ impl Plan {
             acls: found.acls.clone(),
             records_to_copy,
             warnings,
+            foreign: Vec::new(),
         }
     }
 

@@ -55,7 +55,7 @@ mod fingerprint;
 mod reader;
 mod report;
 
-use report::Report;
+pub use report::Report;
 
 use reader::{verify_partition, Reader};
 
@@ -222,6 +222,30 @@ fn verify(opts: &Options) -> Result<Report> {
         report.add_acls(found.missing);
     }
     Ok(report)
+}
+
+/// Verifies every partition of the selected topics as `verify` does (configs and ACLs left
+/// out): `migrate`'s check after the drain.
+pub fn check(
+    (from, to): (&ClusterSpec, &ClusterSpec),
+    topics: &TopicSelection,
+    exclude: Option<&TopicSelection>,
+    rename: &str,
+    timeout: Duration,
+    accept_duplicates: bool,
+) -> Result<Report> {
+    verify(&Options {
+        from: from.clone(),
+        to: to.clone(),
+        topics: topics.clone(),
+        exclude: exclude.cloned(),
+        rename: rename.to_string(),
+        timeout,
+        accept_duplicates,
+        configs: false,
+        config_exclude: Vec::new(),
+        acls: false,
+    })
 }
 
 /// Version of verify's `--json` object: bumped when a field changes meaning or goes away.

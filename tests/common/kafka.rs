@@ -75,6 +75,25 @@ pub fn kafka_tool(class: &str, args: &[&str]) -> String {
     run_tool(libs.trim(), class, args)
 }
 
+/// A `java` command for one of Kafka's own clients that runs beside a test (VerifiableProducer,
+/// VerifiableConsumer), from the default version's jars; stdout piped, stdin closed.
+pub fn kafka_client(class: &str, args: &[&str]) -> Command {
+    let libs = kafka_sh(&["libs"]);
+    let mut c = Command::new("java");
+    c.args([
+        "-Xmx256m",
+        QUICK_JIT,
+        "-cp",
+        &format!("{}/*", libs.trim()),
+        class,
+    ])
+    .args(args)
+    .stdin(Stdio::null())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    c
+}
+
 /// `class` as Kafka `version` names it: before 4.0 (2.x: TopicCommand too) the admin tools
 /// were Scala classes in `kafka.admin`.
 fn tool_class(version: &str, class: &str) -> String {

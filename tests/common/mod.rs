@@ -44,7 +44,7 @@ pub use client::{
 #[allow(unused_imports)]
 pub use cluster::Cluster;
 #[allow(unused_imports)]
-pub use kafka::{kafka_home, kafka_tool, unique, Kafka, KIP848_FAST_SESSIONS};
+pub use kafka::{kafka_client, kafka_home, kafka_tool, unique, Kafka, KIP848_FAST_SESSIONS};
 #[allow(unused_imports)]
 pub use mock::{mock_pair, mock_split_source};
 #[allow(unused_imports)]
