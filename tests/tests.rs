@@ -82,7 +82,8 @@ mod metrics;
 /// `--metrics-addr :PORT` on every interface (no broker)
 mod metrics_addr;
 /// `kreplicate migrate`: Kafka's own Java clients moved from 2.8.2 (ZooKeeper) to 4.4.0 and
-/// back under both guarantees; a kill -9 in each stage; its refusals (Kafka: own and shared)
+/// back (both guarantees with scripts/migrate-matrix.sh); a kill -9 in each stage; its
+/// refusals (Kafka: own and shared)
 mod migrate;
 /// three-node clusters rolled under a live writer and a continuous copy (Kafka: own, 3 nodes)
 mod multinode;

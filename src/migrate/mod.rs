@@ -534,8 +534,9 @@ impl Migration<'_> {
             ));
         }
         let report = groups::translate(&request(false))?;
-        eprint!("{}", report.table());
         if !report.all_translated() {
+            // The report shows the positions moved; a refusal's table says why.
+            eprint!("{}", report.table());
             return Err(Error::failed(format!(
                 "not every group moved: {}; run again once that is fixed",
                 report.summary()
@@ -563,12 +564,12 @@ impl Migration<'_> {
         groups.dedup();
         let records: i64 = s.final_ends.values().sum();
         self.say(&format!(
-            "done: '{}' → '{}' with --guarantee {}: {} up to the writers' stop (offsets {}), verified; {} moved{}",
+            "done: '{}' → '{}' with --guarantee {}: {} copied up to where the writers stopped ({} offsets in all) and verified; {} moved{}",
             self.opts.from.name,
             self.opts.to.name,
             s.guarantee,
             table::count(s.final_ends.len() as u64, "partition"),
-            records,
+            table::number(records.max(0) as u64),
             table::count(groups.len() as u64, "group"),
             match groups.is_empty() {
                 true => String::new(),
