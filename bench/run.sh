@@ -46,7 +46,7 @@
 #
 # --live (issue 32): a writer (examples/live.rs) at RATE records/s [48000: 50 MB/s of 1 KiB] for
 # LIVE_SECONDS [120] into a fresh source topic while the copier runs continuously (modes
-# at-least-once, exactly-once+txn100ms, +txn1s, +txn2s (--txn-max-time), mm2, mm2+tuned); a
+# ceiling (examples/raw_copy.rs --follow), at-least-once, exactly-once+txn100ms, +txn1s, +txn2s (--txn-max-time), mm2, mm2+tuned); a
 # read_committed reader of the target takes every record's time from its timestamp to its
 # arrival (p50, p99, max); the sampler gives the copier's and brokers' CPU per GB at that rate.
 # The writer starts once the copier created the target topic; a warm-up round 0 is left out.
@@ -90,7 +90,7 @@ if [ "$LIVE_MODE" = 1 ]; then
     # 50 MB/s of 1 KiB records for two minutes.
     SIZES="${SIZES:-${SIZE:-1024}}" PARTITIONS="${PARTITIONS:-8}" ROUNDS="${ROUNDS:-1}"
     RATE="${RATE:-48000}" LIVE_SECONDS="${LIVE_SECONDS:-120}"
-    MODES="${MODES:-at-least-once exactly-once+txn100ms exactly-once+txn1s exactly-once+txn2s mm2 mm2+tuned}"
+    MODES="${MODES:-ceiling at-least-once exactly-once+txn100ms exactly-once+txn1s exactly-once+txn2s mm2 mm2+tuned}"
     OUT="${OUT:-$REPO/bench/results/live.json}"
 fi
 if [ "$STEADY" = 1 ]; then
@@ -564,6 +564,9 @@ live_run() {
     if [[ "$mode" == mm2* ]]; then
         mm2_config "$id" "$mode"
         cmd=("${MM2_CMD[@]}")
+    elif [ "$mode" = ceiling ]; then
+        # The raw copy, following (issue 43): the latency the machine and librdkafka allow.
+        cmd=("$RAW" --from "$SRC" --to "$DST" --topic "$TOPIC" --target "$TOPIC" --follow -P compression.type=zstd)
     else
         group="bench-live-$slug-r$round-$$"
         cmd=("$KR" --from "$SRC" --to "$DST" --topics "$TOPIC" --guarantee "$guarantee" --create-topics

@@ -7,6 +7,8 @@
 //! its end (an EOF event, or on an idle poll the high watermark of the last fetch, as
 //! kreplicate checks it), then flushes. No tracking, no commits, no verification (bench/run.sh
 //! counts the target afterwards). Delivery failures are counted and make the exit code 1.
+//! With `--follow` it never stops by itself: the live latency benchmark's ceiling (issue 43),
+//! stopped by SIGTERM once its reader counted every record.
 //!
 //! ```text
 //! cargo run --release --example raw_copy -- --from 127.0.0.1:9092 --to 127.0.0.1:9093 \
@@ -47,6 +49,9 @@ struct Args {
     /// Also report where the loop waited (time in consumer poll, in queue-full waits)
     #[arg(long)]
     stats: bool,
+    /// Copy what arrives until killed, instead of stopping at the partitions' ends
+    #[arg(long)]
+    follow: bool,
     /// Extra source consumer property KEY=VALUE (repeatable)
     #[arg(short = 'C', value_name = "KEY=VALUE")]
     consumer_props: Vec<String>,
@@ -199,6 +204,7 @@ fn run(args: &Args) -> AnyResult<()> {
                 last_progress = Instant::now();
                 continue;
             }
+            Some(Err(KafkaError::PartitionEOF(_))) if args.follow => {}
             Some(Err(KafkaError::PartitionEOF(p))) => {
                 if let Some(done) = eof.get_mut(p as usize) {
                     if !*done {
@@ -208,6 +214,7 @@ fn run(args: &Args) -> AnyResult<()> {
                 }
             }
             Some(Err(e)) => eprintln!("raw_copy: warning: {e}"),
+            None if args.follow => {}
             None => {
                 // Idle: a fetch that finds nothing new is held by the broker for
                 // fetch.wait.max.ms before the EOF event arrives; the last fetch's high
