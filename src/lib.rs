@@ -3,9 +3,10 @@
 //! The binary is a thin wrapper over [`run_cli`]. The layers, top to bottom: a module imports
 //! modules of its own layer or of layers below it, never one above (`tests/layers.rs` reads
 //! each item's modules, before its dash, and checks every `crate::` path of src/):
-//! 1. `lib`, `demo`, `plan`, `migrate`, `manual` — `lib` parses, dispatches, prints, maps the outcome to
-//!    an exit code; nothing imports this layer, nor `verify` or `groups`. `plan` prints what
-//!    `preflight` decides and a copy's status; `manual` writes the man pages.
+//! 1. `lib`, `demo`, `plan`, `migrate`, `manual` — `lib` parses, dispatches, prints, maps the
+//!    outcome to an exit code; nothing imports this layer, nor `verify` or `groups`. `plan`
+//!    prints what `preflight` decides and a copy's status; `migrate` runs a move's stages
+//!    (copies, `verify`, `groups`); `manual` writes the man pages.
 //! 2. `engine`, `verify`, `groups` — `engine` picks one of two engines, `acked` (none,
 //!    at-least-once) or `exactly_once` (exactly-once), which never import each other (what
 //!    both do alike sits beneath them in `engine::shared`); `verify` compares the two sides
@@ -26,7 +27,7 @@
 //! 5. `error`, `exit`, `lines`, `offsets`, `origin`, `partmap`, `shard`, `stop`, `suggest`,
 //!    `table`, `throttle`, `tick`, `mock`, `trail` — leaves import nothing of the crate but
 //!    other leaves; `lines` prints a line on stderr above the progress bar; `exit` joins the
-//!    threads that use librdkafka clients before the process exits.
+//!    threads that use librdkafka clients before the process exits, and watches the signals.
 //!
 //! Unit tests end their module (`mod tests`); past 450 lines it is a folder with a `tests.rs`.
 

@@ -206,7 +206,7 @@ fn assert_exactly_once(group: &str, acked: &[String], reads: &[&[String]]) {
     );
 }
 
-/// A source of `version` (ZooKeeper mode below 3.9.1's KRaft) and a 4.4.0 target.
+/// A source of `version` (ZooKeeper mode for 2.x and 3.x) and a 4.4.0 KRaft target.
 fn clusters(version: &str) -> (Kafka, Kafka) {
     let zookeeper = version.starts_with("2.") || version.starts_with("3.");
     std::thread::scope(|s| {
