@@ -179,6 +179,39 @@ fn target_ends(bootstrap: &str) -> impl Fn() -> Vec<i64> {
     }
 }
 
+/// A reader of `group`'s committed positions on `t`, kept for the whole test so that each read
+/// is one request.
+fn source_positions(bootstrap: &str, group: &str) -> impl Fn() -> Vec<i64> {
+    use rdkafka::consumer::{BaseConsumer, Consumer};
+    use rdkafka::{Offset, TopicPartitionList};
+    let reader: BaseConsumer = rdkafka::ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("group.id", group)
+        .set("enable.auto.commit", "false")
+        .set("log_level", "3")
+        .create()
+        .expect("position reader");
+    let mut req = TopicPartitionList::new();
+    for p in 0..PARTITIONS {
+        req.add_partition("t", p);
+    }
+    move || {
+        // Until the group has a coordinator and positions, no position: -1.
+        let got = reader.committed_offsets(req.clone(), Duration::from_secs(10));
+        (0..PARTITIONS)
+            .map(
+                |p| match got.as_ref().ok().and_then(|l| l.find_partition("t", p)) {
+                    Some(e) => match e.offset() {
+                        Offset::Offset(n) => n,
+                        _ => -1,
+                    },
+                    None => -1,
+                },
+            )
+            .collect()
+    }
+}
+
 /// Source offsets of the copies on the target, per partition, from their origin headers.
 fn origin_offsets(bootstrap: &str, topic: &str) -> Vec<Vec<i64>> {
     let mut out = vec![Vec::new(); PARTITIONS as usize];
@@ -239,19 +272,26 @@ fn sigkill_recopies(ab: &str, bb: &str) {
     ];
     let mut child = kr::spawn(&args);
     // For 30 commits: each time the committed positions move, how many records the target
-    // holds past them (fresh topics and one writer: target offsets are source offsets).
+    // holds past them (fresh topics and one writer: target offsets are source offsets). The
+    // target's ends are read just before and just after the positions: the first read is a
+    // lower bound of what it held when the commit landed, the second an upper bound, and on a
+    // loaded machine the reads themselves can take seconds.
     let ends = target_ends(bb);
+    let positions = source_positions(ab, "g-kill");
     let mut seen = Vec::new();
     let mut behind = Vec::new();
     common::wait_until("30 commits", Duration::from_secs(120), || {
-        let now = common::committed(ab, "g-kill", "t", PARTITIONS);
+        let started = Instant::now();
+        let before = ends();
+        let now = positions();
         if now.iter().all(|&c| c > 0) && seen.last() != Some(&now) {
-            let held = ends();
-            behind.push(
+            let after = ends();
+            let past = |held: &[i64]| {
                 (0..PARTITIONS as usize)
                     .map(|p| held[p] - now[p])
-                    .sum::<i64>(),
-            );
+                    .sum::<i64>()
+            };
+            behind.push((past(&before), past(&after), started.elapsed().as_millis()));
             seen.push(now);
         }
         seen.len() >= 30
@@ -276,9 +316,11 @@ fn sigkill_recopies(ab: &str, bb: &str) {
     // Just after a commit the target holds past it what was acknowledged since that commit's
     // list was made, and what was in flight: well under one interval's worth. Served late,
     // the reports fell behind more and more after some 15 s (18,000 records at 30 s). The
-    // median of the last ten, since a loaded machine may delay one sample.
-    eprintln!("records on the target past each commit just seen: {behind:?}");
-    let mut last: Vec<i64> = behind[behind.len() - 10..].to_vec();
+    // median of the last ten lower bounds, since a loaded machine may delay one sample.
+    eprintln!(
+        "records on the target past each commit just seen (read before, read after, ms the reads took): {behind:?}"
+    );
+    let mut last: Vec<i64> = behind[behind.len() - 10..].iter().map(|b| b.0).collect();
     last.sort_unstable();
     let median = last[5];
     let bound = RATE as i64;
