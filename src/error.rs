@@ -28,6 +28,14 @@ impl Error {
             Error::Failed(_) => Exit::Failed,
         }
     }
+
+    /// The same error, its message led by where it happened.
+    pub fn within(self, place: impl fmt::Display) -> Self {
+        match self {
+            Error::Usage(m) => Error::Usage(format!("{place}: {m}")),
+            Error::Failed(m) => Error::Failed(format!("{place}: {m}")),
+        }
+    }
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

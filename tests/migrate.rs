@@ -73,13 +73,29 @@ impl App {
 
     /// Waits until the client printed `n` events named `event`.
     fn wait_for(&mut self, event: &str, n: usize, limit: Duration) {
+        self.wait(
+            &format!("{n} {event} events (or it exited)"),
+            limit,
+            |app| app.count(event) >= n || app.child.try_wait().ok().flatten().is_some(),
+        );
+        let got = self.count(event);
+        if got < n {
+            panic!(
+                "{}: it exited after {got} of {n} {event} events: {}",
+                self.name,
+                self.stderr.lock().unwrap()
+            );
+        }
+    }
+
+    /// Waits until `done`; kills the client and fails the test after `limit`.
+    fn wait(&mut self, what: &str, limit: Duration, mut done: impl FnMut(&mut App) -> bool) {
         let deadline = Instant::now() + limit;
-        while self.count(event) < n {
-            if Instant::now() > deadline || self.child.try_wait().ok().flatten().is_some() {
-                let got = self.count(event);
+        while !done(self) {
+            if Instant::now() > deadline {
                 let _ = self.child.kill();
                 panic!(
-                    "{}: {got} of {n} {event} events in {limit:?} (or it exited): {}",
+                    "{}: not {what} within {limit:?}: {}",
                     self.name,
                     self.stderr.lock().unwrap()
                 );
@@ -102,18 +118,9 @@ impl App {
 
     /// Waits for the client to end by itself (`--max-messages`); its events.
     fn end(mut self, limit: Duration) -> Vec<Value> {
-        let deadline = Instant::now() + limit;
-        while self.child.try_wait().ok().flatten().is_none() {
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                panic!(
-                    "{} did not end within {limit:?}: {}",
-                    self.name,
-                    self.stderr.lock().unwrap()
-                );
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        self.wait("ended", limit, |app| {
+            app.child.try_wait().ok().flatten().is_some()
+        });
         for r in self.readers.drain(..) {
             let _ = r.join();
         }
@@ -658,6 +665,7 @@ fn issue_42_migrate_refusals_move_nothing() {
     common::delete_topic(ab, &gone);
     let run = migrate(&["--topics", &gone, "--continue"]);
     refused(&run, &gone);
+    refused(&run, "at stage 3/6 waiting-for-writers");
 
     // An id that belongs to another pair of clusters: the migration above, asked of a mock
     // source.
@@ -685,4 +693,53 @@ fn issue_42_migrate_refusals_move_nothing() {
         status.stdout.contains("waiting-for-writers since"),
         "{status:?}"
     );
+}
+
+/// A signal while no stage can stop cleanly (here the run waits for an unreachable source
+/// before its plan) ends the run at once, with its `--json` line (outcome `stopped`) and exit
+/// 130. A first signal there was noted only once the wait ended (up to `--timeout`), and a
+/// second exited with no line on stdout for the script that reads it.
+#[test]
+fn issue_42_a_signal_before_a_stage_can_stop_exits_at_once_with_its_json_line() {
+    let (from, to) = (kr::closed_address(), kr::closed_address());
+    let args = [
+        "migrate",
+        "--from",
+        &from,
+        "--to",
+        &to,
+        "--topics",
+        "t",
+        "--json",
+        "--timeout",
+        "60s",
+    ];
+    let mut child = kr::spawn(&args);
+    let err = child.stderr.take().expect("stderr");
+    let (tx, rx) = mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for l in BufReader::new(err).lines().map_while(Result::ok) {
+            let _ = tx.send(l);
+        }
+    });
+    // The wait's notice: the signals are watched by then.
+    let notice = rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("a notice while it waits for the source");
+    assert!(notice.contains("retrying"), "{notice}");
+    let sent = Instant::now();
+    kr::signal(&child, "TERM");
+    let run = kr::wait(child, Duration::from_secs(10));
+    let _ = reader.join();
+    let took = sent.elapsed();
+    eprintln!(
+        "evidence: SIGTERM after '{notice}': exit {} after {took:?}",
+        run.code
+    );
+    assert_eq!(run.code, 130, "{run:?}");
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    let json = run.json();
+    assert_eq!(json["outcome"], "stopped", "{}", run.stdout);
+    assert_eq!(json["exit"], 130, "{}", run.stdout);
+    assert_eq!(json["from"], from.as_str(), "{}", run.stdout);
 }

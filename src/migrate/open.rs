@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rdkafka::consumer::Consumer;
@@ -21,8 +21,9 @@ impl<'a> Migration<'a> {
     pub(super) fn open(
         args: &'a MigrateArgs,
         stop: Arc<AtomicBool>,
-        prompting: Arc<AtomicBool>,
+        at_once: Arc<AtomicBool>,
         out: &mut Outcome,
+        shown: &Mutex<Outcome>,
     ) -> Result<Self> {
         if args.ends.flow.is_some() {
             return Err(Error::usage(
@@ -72,6 +73,9 @@ impl<'a> Migration<'a> {
         out.id = Some(id.clone());
         out.from = Some(opts.from.name.clone());
         out.to = Some(opts.to.name.clone());
+        if let Ok(mut s) = shown.lock() {
+            s.clone_from(out);
+        }
 
         let (source, source_topics) =
             topics::metadata(&opts.from, "source", "--from", opts.timeout)?;
@@ -173,7 +177,7 @@ impl<'a> Migration<'a> {
             stored,
             state,
             stop,
-            prompting,
+            at_once,
             max_lag: args.max_lag.unwrap_or(MAX_LAG),
             quiet_for: duration("--quiet-for", args.quiet_for.as_ref(), QUIET_FOR)?,
             writers_timeout: duration(

@@ -12,7 +12,7 @@ use crate::error::Exit;
 const JSON_VERSION: u32 = 1;
 
 /// What the `--json` object says, filled in as the stages go.
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 pub struct Outcome {
     version: u32,
     pub id: Option<String>,
