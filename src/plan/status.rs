@@ -188,12 +188,16 @@ fn target_positions(
         return Ok(out);
     };
     let group = format!("{}.status", opts.group);
-    for r in routes {
-        let parts = (0..r.partitions).map(|p| (r.source.as_str(), p)).collect();
-        let reader = (&opts.to, group.as_str(), opts.timeout);
-        let found = engine::checkpoints(reader, &source_id, &r.target, parts)?;
-        out.extend(found.into_iter().map(|(k, v)| (k, v.get())));
-    }
+    let targets: Vec<(&str, Vec<(&str, i32)>)> = routes
+        .iter()
+        .map(|r| {
+            let parts = (0..r.partitions).map(|p| (r.source.as_str(), p)).collect();
+            (r.target.as_str(), parts)
+        })
+        .collect();
+    let reader = (&opts.to, group.as_str(), opts.timeout);
+    let found = engine::checkpoints(reader, &source_id, &targets)?;
+    out.extend(found.into_iter().map(|(k, v)| (k, v.get())));
     Ok(out)
 }
 

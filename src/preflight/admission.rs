@@ -46,12 +46,22 @@ pub enum Verdict {
     NoTarget,
 }
 
+/// Whether [`admit`] asks if `route`'s source topic holds a record of its own: a regex
+/// creating target topics across clusters, for a target topic not there yet.
+pub fn asks_own_records(ground: &Ground, route: &Route) -> bool {
+    let opts = ground.opts;
+    !ground.same_cluster
+        && matches!(opts.topics, TopicSelection::Regex(_))
+        && opts.create_topics
+        && opts.origin_header
+        && !ground.target.contains_key(&route.target)
+}
+
 /// The loop and target rules for `route`, in the order the start has always applied them.
 /// `own_records` says whether the source topic holds a record of its own (it reads the
 /// topic, so it is asked only where the answer matters).
 pub fn admit(ground: &Ground, route: &Route, own_records: &dyn Fn(&Route) -> bool) -> Verdict {
     let opts = ground.opts;
-    let regex = matches!(opts.topics, TopicSelection::Regex(_));
     let have = ground.target.get(&route.target).copied();
     if ground.same_cluster
         && loops::own_output(
@@ -63,13 +73,7 @@ pub fn admit(ground: &Ground, route: &Route, own_records: &dyn Fn(&Route) -> boo
     {
         return Verdict::OwnOutput;
     }
-    if !ground.same_cluster
-        && regex
-        && opts.create_topics
-        && opts.origin_header
-        && have.is_none()
-        && !own_records(route)
-    {
+    if asks_own_records(ground, route) && !own_records(route) {
         return Verdict::OnlyCopies;
     }
     if ground.same_cluster && route.source == route.target {

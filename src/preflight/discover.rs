@@ -9,8 +9,8 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::admission::{self, admit, Ground};
-use super::start::own_records;
+use super::admission::{self, Ground};
+use super::start::admit_all;
 use crate::acl::sync as acl_sync;
 use crate::error::{Error, Result};
 use crate::options::{RunOptions, TopicSelection};
@@ -205,8 +205,7 @@ fn refresh_topics(
             same_cluster: same_cluster(opts, &ids),
             target: &target,
         };
-        for r in std::mem::take(&mut found.added) {
-            let verdict = admit(&ground, &r, &|r| own_records(opts, &ids, r));
+        for (r, verdict) in admit_all(&ground, &ids, std::mem::take(&mut found.added)) {
             match verdict.discovery_line(&r, opts) {
                 Some(why) => skip(skipped, &mut out.warnings, &r, why),
                 None => checks.push(TopicCheck {

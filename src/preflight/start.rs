@@ -3,9 +3,9 @@
 //! `topics::realise`): create missing topics with the source's partitions and configs, set
 //! differing configs with `--sync-configs`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
-use super::admission::{self, admit, Ground, Verdict};
+use super::admission::{self, admit, asks_own_records, Ground, Verdict};
 use crate::acl::sync::{self as acl_sync, AclPlan};
 use crate::error::{Error, Result};
 use crate::options::{ClusterSpec, RunOptions};
@@ -110,13 +110,7 @@ pub fn inspect(opts: &RunOptions) -> Result<Inspection> {
         same_cluster: same_cluster(opts, &ids),
         target: &target_topics,
     };
-    let verdicts: Vec<(Route, Verdict)> = routes
-        .into_iter()
-        .map(|r| {
-            let v = admit(&ground, &r, &|r| own_records(opts, &ids, r));
-            (r, v)
-        })
-        .collect();
+    let verdicts = admit_all(&ground, &ids, routes);
     let verdicts = not_loops(opts, verdicts, &mut warnings)?;
     // A copy onto itself is named first, then the first target that cannot take its topic
     // (every missing one at once).
@@ -237,17 +231,41 @@ fn not_loops(
     Ok(keep)
 }
 
-/// Whether a source topic holds a record of its own (not a copy from the target cluster).
-/// Without both clusters' ids nothing is known to be a copy: it does.
-pub(super) fn own_records(
+/// The verdicts of `routes`; the source topics [`admit`] asks about are read together first.
+pub(super) fn admit_all(
+    ground: &Ground,
+    ids: &(Option<String>, Option<String>),
+    routes: Vec<Route>,
+) -> Vec<(Route, Verdict)> {
+    let asked: Vec<&Route> = routes
+        .iter()
+        .filter(|r| asks_own_records(ground, r))
+        .collect();
+    let own = own_records(ground.opts, ids, &asked);
+    routes
+        .into_iter()
+        .map(|r| {
+            let v = admit(ground, &r, &|r| {
+                own.as_ref().is_none_or(|o| o.contains(&r.source))
+            });
+            (r, v)
+        })
+        .collect()
+}
+
+/// The source topics of `routes` that hold a record of their own (not a copy from the target
+/// cluster). Without both clusters' ids nothing is known to be a copy (`None`): every one does.
+fn own_records(
     opts: &RunOptions,
     ids: &(Option<String>, Option<String>),
-    r: &Route,
-) -> bool {
-    let Ok(stamp) = stamp(opts, ids) else {
-        return true;
-    };
-    loops::holds_own_records(opts, &r.source, r.partitions, &stamp).unwrap_or(false)
+    routes: &[&Route],
+) -> Option<HashSet<String>> {
+    let stamp = stamp(opts, ids).ok()?;
+    let topics: Vec<(&str, i32)> = routes
+        .iter()
+        .map(|r| (r.source.as_str(), r.partitions))
+        .collect();
+    Some(loops::holding_own_records(opts, &topics, &stamp))
 }
 
 /// Does what [`inspect`] found to do: refuses, creates missing target topics, sets drifted

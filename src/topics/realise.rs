@@ -80,14 +80,18 @@ fn create_topics(
         })
         .collect();
     let admin_opts = AdminOptions::new().operation_timeout(Some(opts.timeout));
-    let results = admin::block_on(admin.create_topics(&new, &admin_opts), opts.timeout)
-        .ok_or_else(|| {
-            Error::failed(format!(
-                "creating target topics timed out after {:?}",
-                opts.timeout
-            ))
-        })?
-        .map_err(|e| Error::failed(format!("cannot create target topics: {e}")))?;
+    let mut results = Vec::new();
+    for batch in batches(&new, |t| t.num_partitions) {
+        let answered = admin::block_on(admin.create_topics(batch, &admin_opts), opts.timeout)
+            .ok_or_else(|| {
+                Error::failed(format!(
+                    "creating target topics timed out after {:?}",
+                    opts.timeout
+                ))
+            })?
+            .map_err(|e| Error::failed(format!("cannot create target topics: {e}")))?;
+        results.extend(answered);
+    }
     let mut created = Vec::new();
     for r in results {
         let topic = match r {
@@ -133,6 +137,29 @@ fn create_topics(
     wait_for(target, &want, opts.timeout)
         .map_err(|e| Error::failed(format!("created target topics: {e}")))?;
     Ok(created)
+}
+
+/// Partitions one CreateTopics request may create: Apache Kafka refuses a request of 10,000 or
+/// more with POLICY_VIOLATION (issue 43: 1,000 topics of 10 partitions were refused at once).
+const PARTITIONS_PER_REQUEST: i32 = 5_000;
+
+/// `items` in order, in runs whose partitions add up to at most [`PARTITIONS_PER_REQUEST`]
+/// (an item above it alone).
+fn batches<T>(items: &[T], partitions: impl Fn(&T) -> i32) -> Vec<&[T]> {
+    let mut out = Vec::new();
+    let (mut start, mut sum) = (0, 0);
+    for (i, item) in items.iter().enumerate() {
+        let n = partitions(item);
+        if i > start && sum + n > PARTITIONS_PER_REQUEST {
+            out.push(&items[start..i]);
+            (start, sum) = (i, 0);
+        }
+        sum += n;
+    }
+    if start < items.len() {
+        out.push(&items[start..]);
+    }
+    out
 }
 
 /// CreatePartitions on the target up to each route's count from the count it has (`grow`
@@ -184,4 +211,26 @@ pub(crate) fn add_partitions(
             partitions: r.partitions,
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn issue_43_topics_are_created_at_most_5000_partitions_a_request() {
+        let sizes = |items: &[i32]| -> Vec<Vec<i32>> {
+            batches(items, |n| *n).iter().map(|b| b.to_vec()).collect()
+        };
+        assert_eq!(sizes(&[]), Vec::<Vec<i32>>::new());
+        assert_eq!(sizes(&[10; 3]), vec![vec![10; 3]]);
+        let thousand = sizes(&[10; 1000]);
+        assert_eq!(thousand.len(), 2);
+        assert!(thousand.iter().all(|b| b.iter().sum::<i32>() == 5000));
+        assert_eq!(
+            sizes(&[4000, 2000, 6000, 1]),
+            vec![vec![4000], vec![2000], vec![6000], vec![1]]
+        );
+        assert_eq!(sizes(&[2500, 2500, 1]), vec![vec![2500, 2500], vec![1]]);
+    }
 }

@@ -159,8 +159,6 @@ impl ExactlyOnce {
     /// no transaction hides a copy of ours ([`Self::settle`]), and returns the resume position
     /// per source partition found there ([`checkpoints`]).
     pub(super) fn scan_target(&self) -> Result<HashMap<(String, i32), NextOffset>> {
-        let mut found = HashMap::new();
-        // One reader per target topic: partition-EOF events name only the partition.
         let mut by_target: BTreeMap<&str, Vec<(&str, i32)>> = BTreeMap::new();
         // A topic created again: the target holds the old one's copies.
         for ((source, p), o) in self.parts.iter().filter(|(_, o)| !o.fresh) {
@@ -169,22 +167,22 @@ impl ExactlyOnce {
                 .or_default()
                 .push((source, *p));
         }
-        for (target, sources) in by_target {
-            // A position known already (settled at start, or committed since) is exact.
-            let unknown: Vec<(&str, i32)> = sources
-                .iter()
-                .filter(|(s, p)| {
+        // A position known already (settled at start, or committed since) is exact.
+        let unknown: Vec<(&str, Vec<(&str, i32)>)> = by_target
+            .iter()
+            .map(|(target, sources)| {
+                let parts = sources.iter().filter(|(s, p)| {
                     let part = self.parts.get(&(s.to_string(), *p));
                     part.is_none_or(|o| o.committed.is_none())
-                })
-                .copied()
-                .collect();
-            self.settle(target, &unknown)?;
-            let group = format!("{}.resume", self.transactional_id);
-            let reader = (&self.opts.to, group.as_str(), self.opts.timeout);
-            found.extend(checkpoints(reader, &self.stamp.source, target, sources)?);
-        }
-        Ok(found)
+                });
+                (*target, parts.copied().collect())
+            })
+            .collect();
+        self.settle(&unknown)?;
+        let group = format!("{}.resume", self.transactional_id);
+        let reader = (&self.opts.to, group.as_str(), self.opts.timeout);
+        let targets: Vec<(&str, Vec<(&str, i32)>)> = by_target.into_iter().collect();
+        checkpoints(reader, &self.stamp.source, &targets)
     }
 
     /// Waits until no record of ours on `target` is hidden from read_committed readers. They see
@@ -194,12 +192,12 @@ impl ExactlyOnce {
     /// them and copy them again. Nothing of ours is written meanwhile, so once the stable offset
     /// reaches the high watermark seen first, every record of ours is decided. Bounded by
     /// --timeout, after which the run fails (a rerun may pass once that transaction ended).
-    fn settle(&self, target: &str, parts: &[(&str, i32)]) -> Result<()> {
-        if parts.is_empty() {
+    fn settle(&self, targets: &[(&str, Vec<(&str, i32)>)]) -> Result<()> {
+        if targets.iter().all(|(_, parts)| parts.is_empty()) {
             return Ok(());
         }
         let timeout = self.opts.timeout;
-        let cannot = |e: KafkaError| Error::failed(format!("cannot read the target {target}: {e}"));
+        let cannot = |e: KafkaError| Error::failed(format!("cannot read the target: {e}"));
         let group = format!("{}.resume", self.transactional_id);
         let stable: BaseConsumer = kafka::reader_config(&self.opts.to, &group, &[])
             .create()
@@ -209,10 +207,29 @@ impl ExactlyOnce {
             .create()
             .map_err(cannot)?;
         let deadline = Instant::now() + timeout;
+        for (target, parts) in targets {
+            self.settle_topic(&stable, &all, target, parts, deadline)?;
+        }
+        source::close(&stable, timeout);
+        source::close(&all, timeout);
+        Ok(())
+    }
+
+    /// [`Self::settle`] for the partitions of one target topic.
+    fn settle_topic(
+        &self,
+        stable: &BaseConsumer,
+        all: &BaseConsumer,
+        target: &str,
+        parts: &[(&str, i32)],
+        deadline: Instant,
+    ) -> Result<()> {
+        let timeout = self.opts.timeout;
+        let cannot = |e: KafkaError| Error::failed(format!("cannot read the target {target}: {e}"));
         for &(source, p) in parts {
-            let (_, high) = source::watermarks(&all, target, p, timeout).map_err(cannot)?;
-            let (_, mut end) = source::watermarks(&stable, target, p, timeout).map_err(cannot)?;
-            if end >= high || !self.ours_between(&all, target, (source, p), end..high)? {
+            let (_, high) = source::watermarks(all, target, p, timeout).map_err(cannot)?;
+            let (_, mut end) = source::watermarks(stable, target, p, timeout).map_err(cannot)?;
+            if end >= high || !self.ours_between(all, target, (source, p), end..high)? {
                 continue;
             }
             crate::progress::say(&format!(
@@ -225,13 +242,11 @@ impl ExactlyOnce {
                     )));
                 }
                 std::thread::sleep(SETTLE_STEP);
-                end = source::watermarks(&stable, target, p, timeout)
+                end = source::watermarks(stable, target, p, timeout)
                     .map_err(cannot)?
                     .1;
             }
         }
-        source::close(&stable, timeout);
-        source::close(&all, timeout);
         Ok(())
     }
 
