@@ -25,6 +25,7 @@ use rdkafka::message::Message;
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 use rdkafka::{Offset, TopicPartitionList};
 
+#[allow(dead_code)] // helpers of the other examples
 mod support;
 
 #[derive(Parser)]
@@ -118,7 +119,7 @@ fn write(
     if rate == 0 || partitions < 1 {
         bail!("need --rate > 0 and --partitions > 0");
     }
-    support::ensure_topic(bootstrap, topic, partitions)?;
+    support::ensure_topics(bootstrap, &[topic.to_string()], partitions)?;
     let mut cfg = ClientConfig::new();
     cfg.set("bootstrap.servers", bootstrap)
         .set("enable.idempotence", "true")

@@ -44,6 +44,9 @@ enum Cmd {
         bootstrap: String,
         #[arg(long)]
         topic: String,
+        /// Write into TOPIC-00000.. instead (bench/scale.sh), record i into topic i mod N
+        #[arg(long, default_value_t = 1)]
+        topic_count: usize,
         #[arg(long, default_value_t = 8)]
         partitions: i32,
         #[arg(long, default_value_t = 1_500_000)]
@@ -67,6 +70,12 @@ enum Cmd {
         bootstrap: String,
         #[arg(long)]
         topic: String,
+        /// Read TOPIC-00000..SUFFIX instead (bench/scale.sh)
+        #[arg(long, default_value_t = 1)]
+        topic_count: usize,
+        /// Appended to each of the --topic-count names
+        #[arg(long, default_value = "")]
+        suffix: String,
         /// Give up when no record or EOF arrives for this many seconds
         #[arg(long, default_value_t = 60)]
         idle_timeout: u64,
@@ -108,6 +117,15 @@ enum Cmd {
         bootstrap: String,
         #[arg(long)]
         topic: String,
+        /// Wait for TOPIC-00000..SUFFIX in all instead (bench/scale.sh)
+        #[arg(long, default_value_t = 1)]
+        topic_count: usize,
+        /// Appended to each of the --topic-count names
+        #[arg(long, default_value = "")]
+        suffix: String,
+        /// Count this partition of each topic only
+        #[arg(long)]
+        partition: Option<i32>,
         #[arg(long)]
         records: i64,
         #[arg(long, default_value_t = 600)]
@@ -167,13 +185,18 @@ enum Cmd {
 mod support;
 
 use anyhow::{bail, Context, Result as AnyResult};
-use support::{ensure_topic, partition_count, set_props};
+use support::{cached_watermarks, ensure_topics, partition_count, set_props, topic_names};
+
+fn with_suffix(names: Vec<String>, suffix: &str) -> Vec<String> {
+    names.into_iter().map(|n| n + suffix).collect()
+}
 
 fn main() -> ExitCode {
     let res = match Cli::parse().cmd {
         Cmd::Produce {
             bootstrap,
             topic,
+            topic_count,
             partitions,
             records,
             size,
@@ -181,17 +204,26 @@ fn main() -> ExitCode {
             headers,
             props,
         } => produce(
-            &bootstrap, &topic, partitions, records, size, key_size, headers, &props,
+            &bootstrap,
+            &topic_names(&topic, topic_count),
+            partitions,
+            records,
+            size,
+            key_size,
+            headers,
+            &props,
         ),
         Cmd::Count {
             bootstrap,
             topic,
+            topic_count,
+            suffix,
             idle_timeout,
             no_digest,
             ignore_header,
         } => count(
             &bootstrap,
-            &topic,
+            &with_suffix(topic_names(&topic, topic_count), &suffix),
             Duration::from_secs(idle_timeout),
             !no_digest,
             &ignore_header,
@@ -212,9 +244,18 @@ fn main() -> ExitCode {
         Cmd::Wait {
             bootstrap,
             topic,
+            topic_count,
+            suffix,
+            partition,
             records,
             timeout,
-        } => wait_end(&bootstrap, &topic, records, Duration::from_secs(timeout)),
+        } => wait_end(
+            &bootstrap,
+            &with_suffix(topic_names(&topic, topic_count), &suffix),
+            partition,
+            records,
+            Duration::from_secs(timeout),
+        ),
         Cmd::Dump {
             bootstrap,
             topic,
@@ -301,39 +342,72 @@ fn group_names(prefix: &str, n: u32) -> Vec<String> {
     (0..n).map(|i| format!("{prefix}{i:03}")).collect()
 }
 
-fn wait_end(bootstrap: &str, topic: &str, records: i64, timeout: Duration) -> AnyResult<()> {
+fn wait_end(
+    bootstrap: &str,
+    topics: &[String],
+    partition: Option<i32>,
+    records: i64,
+    timeout: Duration,
+) -> AnyResult<()> {
     let c: BaseConsumer = ClientConfig::new()
         .set("bootstrap.servers", bootstrap)
         .create()?;
     let started = Instant::now();
     loop {
-        // The topic may not exist yet (a replicator creates it).
-        let total = match partition_count(&c, topic) {
-            Ok(Some(n)) => {
-                // A topic just created may have no leader yet: not an error, not yet there.
-                let mut sum = 0i64;
-                for p in 0..n {
-                    match c.fetch_watermarks(topic, p, Duration::from_secs(10)) {
-                        Ok((_, high)) => sum += high,
-                        Err(e) => {
-                            eprintln!("load wait: {topic} [{p}]: {e} (retrying)");
-                            sum = -1;
-                            break;
-                        }
-                    }
-                }
-                sum
-            }
-            _ => 0,
-        };
+        let total = high_watermarks(&c, topics, partition).unwrap_or_else(|e| {
+            eprintln!("load wait: {e} (retrying)");
+            -1
+        });
         if total >= records {
             return Ok(());
         }
         if started.elapsed() > timeout {
-            bail!("{topic} holds {total} of {records} records after {timeout:?}");
+            bail!(
+                "{} holds {total} of {records} records after {timeout:?}",
+                topics[0]
+            );
         }
         std::thread::sleep(Duration::from_millis(100));
     }
+}
+
+/// The sum of the topics' high watermarks, in one ListOffsets request per broker; a topic not
+/// there yet (a replicator creates it) or a partition without a leader yet counts 0.
+fn high_watermarks(c: &BaseConsumer, topics: &[String], partition: Option<i32>) -> AnyResult<i64> {
+    // One topic's metadata alone: every topic's, 10 times a second, loads a broker that holds
+    // thousands.
+    let only = (topics.len() == 1).then(|| topics[0].as_str());
+    let md = c.fetch_metadata(only, Duration::from_secs(30))?;
+    let mut tpl = TopicPartitionList::new();
+    for topic in topics {
+        let Some(t) = md
+            .topics()
+            .iter()
+            .find(|t| t.name() == topic.as_str() && t.error().is_none())
+        else {
+            continue;
+        };
+        let wanted = |p: i32| partition.is_none_or(|w| w == p);
+        for p in t
+            .partitions()
+            .iter()
+            .filter(|p| p.leader() >= 0 && wanted(p.id()))
+        {
+            tpl.add_partition_offset(topic, p.id(), Offset::End)?;
+        }
+    }
+    if tpl.count() == 0 {
+        return Ok(0);
+    }
+    let got = c.offsets_for_times(tpl, Duration::from_secs(30))?;
+    Ok(got
+        .elements()
+        .iter()
+        .filter_map(|e| match e.offset() {
+            Offset::Offset(n) => Some(n),
+            _ => None,
+        })
+        .sum())
 }
 
 fn dump(bootstrap: &str, topic: &str, idle: Duration) -> AnyResult<()> {
@@ -515,7 +589,7 @@ fn delete_groups(bootstrap: &str, groups: &[String]) -> AnyResult<()> {
 #[allow(clippy::too_many_arguments)]
 fn produce(
     bootstrap: &str,
-    topic: &str,
+    topics: &[String],
     partitions: i32,
     records: u64,
     size: usize,
@@ -526,7 +600,7 @@ fn produce(
     if partitions < 1 || key_size < 8 {
         bail!("need --partitions >= 1 and --key-size >= 8");
     }
-    ensure_topic(bootstrap, topic, partitions)?;
+    ensure_topics(bootstrap, topics, partitions)?;
     let mut cfg = ClientConfig::new();
     cfg.set("bootstrap.servers", bootstrap)
         .set("enable.idempotence", "false")
@@ -559,8 +633,9 @@ fn produce(
         key[1..].copy_from_slice(&digits.as_bytes()[digits.len() - (key_size - 1)..]);
         let start = (i as usize).wrapping_mul(7919) % (1 << 20);
         let value = &pool[start..start + size];
-        let mut record = BaseRecord::to(topic)
-            .partition((i % partitions as u64) as i32)
+        let n = topics.len() as u64;
+        let mut record = BaseRecord::to(&topics[(i % n) as usize])
+            .partition(((i / n) % partitions as u64) as i32)
             .key(&key[..])
             .payload(value)
             .timestamp(now_ms + (i / 1000) as i64);
@@ -596,7 +671,8 @@ fn produce(
     println!(
         "{}",
         serde_json::json!({
-            "topic": topic,
+            "topic": topics[0],
+            "topics": topics.len(),
             "partitions": partitions,
             "records": records,
             "bytes": bytes,
@@ -625,7 +701,7 @@ fn hash_opt(h: &mut DefaultHasher, b: Option<&[u8]>) {
 
 fn count(
     bootstrap: &str,
-    topic: &str,
+    topics: &[String],
     idle: Duration,
     digest: bool,
     ignore: &[String],
@@ -644,14 +720,24 @@ fn count(
         .set("fetch.max.bytes", "104857600")
         .set("max.partition.fetch.bytes", "16777216")
         .create()?;
+    let topic = &topics[0];
     let n =
         partition_count(&consumer, topic)?.with_context(|| format!("topic {topic} not found"))?;
     let mut tpl = TopicPartitionList::new();
-    for p in 0..n {
-        tpl.add_partition_offset(topic, p, Offset::Beginning)?;
+    for t in topics {
+        for p in 0..n {
+            tpl.add_partition_offset(t, p, Offset::Beginning)?;
+        }
     }
     consumer.assign(&tpl)?;
-    let mut parts: Vec<PartCount> = (0..n)
+    // Each partition's slot: its topic's index times the partition count plus its own.
+    let index: std::collections::HashMap<&str, usize> = topics
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.as_str(), i))
+        .collect();
+    let slot = |t: &str, p: i32| index.get(t).map(|i| i * n as usize + p as usize);
+    let mut parts: Vec<PartCount> = (0..topics.len() * n as usize)
         .map(|_| PartCount {
             records: 0,
             eof: false,
@@ -660,12 +746,15 @@ fn count(
         .collect();
     let started = Instant::now();
     let mut last_event = Instant::now();
-    let mut open = n as usize;
+    let mut open = parts.len();
     while open > 0 {
         match consumer.poll(Duration::from_millis(200)) {
             Some(Ok(m)) => {
                 last_event = Instant::now();
-                let pc = &mut parts[m.partition() as usize];
+                let Some(i) = slot(m.topic(), m.partition()) else {
+                    bail!("a record of {} that was not asked for", m.topic());
+                };
+                let pc = &mut parts[i];
                 pc.records += 1;
                 if digest {
                     let h = &mut pc.hasher;
@@ -685,6 +774,11 @@ fn count(
                     h.write_usize(kept);
                 }
             }
+            // rust-rdkafka's EOF names the partition, not its topic: with many topics the
+            // positions tell when idle (below).
+            Some(Err(KafkaError::PartitionEOF(_))) if topics.len() > 1 => {
+                last_event = Instant::now();
+            }
             Some(Err(KafkaError::PartitionEOF(p))) => {
                 last_event = Instant::now();
                 let pc = &mut parts[p as usize];
@@ -695,6 +789,28 @@ fn count(
             }
             Some(Err(e)) => eprintln!("load count: warning: {e}"),
             None => {
+                if topics.len() > 1 {
+                    // Done where the position (past any transaction marker) reached the end
+                    // the last fetch saw, as kreplicate's own check.
+                    for e in consumer.position()?.elements() {
+                        let Some(i) = slot(e.topic(), e.partition()) else {
+                            continue;
+                        };
+                        let Some((low, high)) =
+                            cached_watermarks(&consumer, e.topic(), e.partition())
+                        else {
+                            continue;
+                        };
+                        let at = match e.offset() {
+                            Offset::Offset(n) => n,
+                            _ => low,
+                        };
+                        if !parts[i].eof && at >= high {
+                            parts[i].eof = true;
+                            open -= 1;
+                        }
+                    }
+                }
                 if last_event.elapsed() > idle {
                     bail!("no progress for {idle:?} reading {topic}");
                 }
@@ -707,7 +823,8 @@ fn count(
         .enumerate()
         .map(|(i, p)| {
             serde_json::json!({
-                "partition": i,
+                "topic": i / n as usize,
+                "partition": i % n as usize,
                 "records": p.records,
                 "digest": if digest { format!("{:016x}", p.hasher.finish()) } else { String::new() },
             })

@@ -7,6 +7,8 @@
 //! its end (an EOF event, or on an idle poll the high watermark of the last fetch, as
 //! kreplicate checks it), then flushes. No tracking, no commits, no verification (bench/run.sh
 //! counts the target afterwards). Delivery failures are counted and make the exit code 1.
+//! With `--topic-count N` it copies the N topics of a partition-scale layout (bench/scale.sh),
+//! all assigned to the one consumer.
 //! With `--follow` it never stops by itself: the live latency benchmark's ceiling (issue 43),
 //! stopped by SIGTERM once its reader counted every record.
 //!
@@ -40,9 +42,13 @@ struct Args {
     /// Source topic
     #[arg(long)]
     topic: String,
-    /// Target topic (created with the source's partition count when missing)
+    /// Target topic (created with the source's partition count when missing); `{topic}` stands
+    /// for the source topic's name
     #[arg(long)]
     target: String,
+    /// Copy the topics TOPIC-00000.. instead of TOPIC alone (bench/scale.sh's layouts)
+    #[arg(long, default_value_t = 1)]
+    topic_count: usize,
     /// Serve delivery reports every N records
     #[arg(long, default_value_t = 256)]
     poll_every: u32,
@@ -63,7 +69,7 @@ struct Args {
 mod support;
 
 use anyhow::{bail, Context, Result as AnyResult};
-use support::{ensure_topic, partition_count, set_props};
+use support::{cached_watermarks, ensure_topics, partition_count, set_props, topic_names};
 
 /// Counts failed deliveries; nothing else.
 #[derive(Default)]
@@ -126,30 +132,45 @@ fn run(args: &Args) -> AnyResult<()> {
         .set("enable.partition.eof", "true");
     set_props(&mut ccfg, &args.consumer_props)?;
     let consumer: BaseConsumer = ccfg.create()?;
-    let partitions = partition_count(&consumer, &args.topic)?
-        .with_context(|| format!("no topic {}", args.topic))?;
-    ensure_topic(&args.to, &args.target, partitions)?;
+    let sources = topic_names(&args.topic, args.topic_count);
+    let targets: Vec<String> = sources
+        .iter()
+        .map(|t| args.target.replace("{topic}", t))
+        .collect();
+    let partitions = partition_count(&consumer, &sources[0])?
+        .with_context(|| format!("no topic {}", sources[0]))?;
+    ensure_topics(&args.to, &targets, partitions)?;
     // As kreplicate's warm-up (src/target.rs): the second answer lets the idempotent producer
     // ask for its producer id at once instead of after its 500 ms retry timer.
     for _ in 0..2 {
         producer
             .client()
-            .fetch_metadata(Some(&args.target), Duration::from_secs(10))?;
+            .fetch_metadata(Some(&targets[0]), Duration::from_secs(10))?;
     }
 
     let mut tpl = TopicPartitionList::new();
-    for p in 0..partitions {
-        tpl.add_partition_offset(&args.topic, p, Offset::Beginning)?;
+    for topic in &sources {
+        for p in 0..partitions {
+            tpl.add_partition_offset(topic, p, Offset::Beginning)?;
+        }
     }
     consumer.assign(&tpl)?;
+    // Each partition's slot: its topic's index times the partition count plus its own.
+    let index: std::collections::HashMap<&str, usize> = sources
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.as_str(), i))
+        .collect();
+    let slots = sources.len() * partitions as usize;
 
     let copy_started = Instant::now();
-    let mut eof = vec![false; partitions as usize];
+    let mut eof = vec![false; slots];
     // Next offset to read per partition, from the records themselves.
-    let mut next: Vec<Option<i64>> = vec![None; partitions as usize];
-    let mut open = partitions as usize;
+    let mut next: Vec<Option<i64>> = vec![None; slots];
+    let mut open = slots;
     let (mut records, mut bytes, mut since_poll) = (0u64, 0u64, 0u32);
     let mut last_progress = Instant::now();
+    let mut last_record = Duration::ZERO;
     // --stats: time blocked in consumer.poll, in QueueFull waits, and how often.
     let (mut poll_wait, mut full_wait, mut full_count) = (Duration::ZERO, Duration::ZERO, 0u64);
     while open > 0 {
@@ -160,8 +181,10 @@ fn run(args: &Args) -> AnyResult<()> {
         }
         match polled {
             Some(Ok(m)) => {
+                let t = index.get(m.topic()).copied().unwrap_or(0);
+                let slot = t * partitions as usize + m.partition() as usize;
                 let mut record: BaseRecord<'_, [u8], [u8]> =
-                    BaseRecord::to(&args.target).partition(m.partition());
+                    BaseRecord::to(&targets[t]).partition(m.partition());
                 if let Some(k) = m.key() {
                     record = record.key(k);
                     bytes += k.len() as u64;
@@ -192,7 +215,7 @@ fn run(args: &Args) -> AnyResult<()> {
                         Err((e, _)) => bail!("produce failed: {e}"),
                     }
                 }
-                if let Some(n) = next.get_mut(m.partition() as usize) {
+                if let Some(n) = next.get_mut(slot) {
                     *n = Some(m.offset() + 1);
                 }
                 records += 1;
@@ -202,10 +225,13 @@ fn run(args: &Args) -> AnyResult<()> {
                     since_poll = 0;
                 }
                 last_progress = Instant::now();
+                last_record = copy_started.elapsed();
                 continue;
             }
             Some(Err(KafkaError::PartitionEOF(_))) if args.follow => {}
-            Some(Err(KafkaError::PartitionEOF(p))) => {
+            // rust-rdkafka's EOF names the partition, not its topic: with many topics the idle
+            // check below ends the partitions.
+            Some(Err(KafkaError::PartitionEOF(p))) if sources.len() == 1 => {
                 if let Some(done) = eof.get_mut(p as usize) {
                     if !*done {
                         *done = true;
@@ -213,18 +239,20 @@ fn run(args: &Args) -> AnyResult<()> {
                     }
                 }
             }
+            Some(Err(KafkaError::PartitionEOF(_))) => {}
             Some(Err(e)) => eprintln!("raw_copy: warning: {e}"),
             None if args.follow => {}
             None => {
                 // Idle: a fetch that finds nothing new is held by the broker for
                 // fetch.wait.max.ms before the EOF event arrives; the last fetch's high
                 // watermark already tells.
-                for (p, done) in eof.iter_mut().enumerate() {
+                for (slot, done) in eof.iter_mut().enumerate() {
                     if *done {
                         continue;
                     }
-                    if let Some((low, high)) = cached_watermarks(&consumer, &args.topic, p as i32) {
-                        if next[p].unwrap_or(low) >= high {
+                    let (t, p) = (slot / partitions as usize, slot % partitions as usize);
+                    if let Some((low, high)) = cached_watermarks(&consumer, &sources[t], p as i32) {
+                        if next[slot].unwrap_or(low) >= high {
                             *done = true;
                             open -= 1;
                         }
@@ -261,6 +289,8 @@ fn run(args: &Args) -> AnyResult<()> {
         out["consumer_poll_seconds"] = poll_wait.as_secs_f64().into();
         out["queue_full_wait_seconds"] = full_wait.as_secs_f64().into();
         out["queue_full_count"] = full_count.into();
+        // What the end's detection took after the last record: read_seconds minus this.
+        out["last_record_seconds"] = last_record.as_secs_f64().into();
     }
     println!("{out}");
     // The consumer's drop closes it in 100 ms steps; close in 1 ms steps, as kreplicate does.
@@ -274,22 +304,4 @@ fn run(args: &Args) -> AnyResult<()> {
         bail!("{failed} deliveries failed");
     }
     Ok(())
-}
-
-/// librdkafka's watermarks from the last Fetch response (rust-rdkafka does not expose them).
-fn cached_watermarks(consumer: &BaseConsumer, topic: &str, partition: i32) -> Option<(i64, i64)> {
-    let topic = std::ffi::CString::new(topic).ok()?;
-    let (mut low, mut high) = (-1i64, -1i64);
-    // SAFETY: valid client pointer for the consumer's lifetime; writes the two integers.
-    let err = unsafe {
-        rdkafka_sys::rd_kafka_get_watermark_offsets(
-            consumer.client().native_ptr(),
-            topic.as_ptr(),
-            partition,
-            &mut low,
-            &mut high,
-        )
-    };
-    (err == rdkafka_sys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR && high >= 0)
-        .then_some((low.max(0), high))
 }
