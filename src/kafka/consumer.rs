@@ -129,3 +129,27 @@ pub(crate) fn group_generation<C: ConsumerContext>(consumer: &BaseConsumer<C>) -
         Some(generation)
     }
 }
+
+/// librdkafka's cached watermarks for a partition, taken from the last Fetch response
+/// (not ListOffsets). `None` until a fetch answered.
+pub(crate) fn cached_watermarks<C: ConsumerContext>(
+    consumer: &BaseConsumer<C>,
+    topic: &str,
+    partition: i32,
+) -> Option<(i64, i64)> {
+    let topic = std::ffi::CString::new(topic).ok()?;
+    let (mut low, mut high) = (-1i64, -1i64);
+    // SAFETY: the client pointer is valid for the consumer's lifetime; the call only reads
+    // librdkafka's partition state and writes the two integers.
+    let err = unsafe {
+        rdkafka_sys::rd_kafka_get_watermark_offsets(
+            consumer.client().native_ptr(),
+            topic.as_ptr(),
+            partition,
+            &mut low,
+            &mut high,
+        )
+    };
+    (err == rdkafka_sys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR && high >= 0)
+        .then_some((low.max(0), high))
+}

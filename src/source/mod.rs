@@ -3,7 +3,6 @@
 //! and leaving the group are `kafka::consumer`'s (re-exported here), which `topics` uses too.
 
 use std::collections::BTreeMap;
-use std::ffi::CString;
 use std::time::{Duration, Instant};
 
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext};
@@ -429,29 +428,7 @@ pub(crate) fn fetched_bounds<C: ConsumerContext>(
     Ok(out)
 }
 
-/// librdkafka's cached watermarks for a partition, taken from the last Fetch response
-/// (not ListOffsets). `None` until a fetch answered.
-pub(crate) fn cached_watermarks<C: ConsumerContext>(
-    consumer: &BaseConsumer<C>,
-    topic: &str,
-    partition: i32,
-) -> Option<(i64, i64)> {
-    let topic = CString::new(topic).ok()?;
-    let (mut low, mut high) = (-1i64, -1i64);
-    // SAFETY: the client pointer is valid for the consumer's lifetime; the call only reads
-    // librdkafka's partition state and writes the two integers.
-    let err = unsafe {
-        rdkafka_sys::rd_kafka_get_watermark_offsets(
-            consumer.client().native_ptr(),
-            topic.as_ptr(),
-            partition,
-            &mut low,
-            &mut high,
-        )
-    };
-    (err == rdkafka_sys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR && high >= 0)
-        .then_some((low.max(0), high))
-}
+pub(crate) use crate::kafka::consumer::cached_watermarks;
 
 #[cfg(test)]
 #[cfg(test)]

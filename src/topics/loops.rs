@@ -19,7 +19,6 @@ use rdkafka::{Offset, TopicPartitionList};
 use crate::kafka;
 use crate::options::{RunOptions, TopicSelection};
 use crate::origin::{Stamp, ORIGIN_HEADER};
-use crate::source;
 
 /// True when `name` is what `rename` makes of another topic the run selects (pure).
 pub fn own_output(
@@ -143,7 +142,9 @@ fn read_to_end(reader: &BaseConsumer, open: &HashMap<&str, i32>) -> Vec<String> 
         let Some(n) = left.get_mut(e.topic()) else {
             continue;
         };
-        let Some((low, high)) = source::cached_watermarks(reader, e.topic(), e.partition()) else {
+        let Some((low, high)) =
+            kafka::consumer::cached_watermarks(reader, e.topic(), e.partition())
+        else {
             continue;
         };
         let at = match e.offset() {
