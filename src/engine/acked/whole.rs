@@ -221,6 +221,7 @@ impl Whole {
             return Ok(());
         }
         let deadline = Instant::now() + LOOK;
+        let mut looked = Instant::now();
         while !starts.is_empty() && Instant::now() < deadline {
             match classify_groupless(reader.poll(Duration::from_millis(100))) {
                 Polled::Record(m) => {
@@ -237,7 +238,17 @@ impl Whole {
                 Polled::Gap(_) | Polled::Fatal(_) => break,
                 _ => {}
             }
-            let Ok(positions) = reader.position() else {
+            // Every partition's end comes as an event: look at most every 10 ms, at the
+            // partitions still open (see `kafka::consumer::positions`).
+            if looked.elapsed() < Duration::from_millis(10) {
+                continue;
+            }
+            looked = Instant::now();
+            let mut open = TopicPartitionList::new();
+            for (t, p) in starts.keys() {
+                let _ = open.add_partition(t, *p);
+            }
+            let Ok(positions) = kafka::consumer::positions(reader, open) else {
                 continue;
             };
             for e in positions.elements() {

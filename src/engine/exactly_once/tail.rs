@@ -162,10 +162,15 @@ fn read_tail(
             Polled::Gap(code) => return Err(Error::failed(format!("reading {what}: {code}"))),
             Polled::Fatal(msg) => return Err(Error::failed(format!("reading {what}: {msg}"))),
         }
-        if quiet || looked.elapsed() >= Duration::from_millis(100) {
+        // Every partition's end comes as an event: looking on each is thousands of looks.
+        let since = looked.elapsed();
+        if (quiet && since >= Duration::from_millis(10)) || since >= Duration::from_millis(100) {
             looked = Instant::now();
-            let positions = reader
-                .position()
+            let mut asked = TopicPartitionList::new();
+            for (t, p) in open.keys() {
+                let _ = asked.add_partition(t, *p);
+            }
+            let positions = kafka::consumer::positions(reader, asked)
                 .map_err(|e| Error::failed(format!("cannot read {what}: {e}")))?;
             for e in positions.elements() {
                 let key = (e.topic().to_string(), e.partition());
