@@ -54,3 +54,55 @@ fn issue_35_plan_and_run_say_the_target_holds_foreign_records() {
         again.stderr
     );
 }
+
+/// Issue 43: with many topics, every target topic's tail is read. A partition's end names
+/// its partition, not its topic, and the read took the first end of partition 0 for every
+/// topic's: a target topic whose tail takes several fetches (16 records of 300 kB, 1 MB a
+/// fetch) was cut short by the other topics' ends ("3 of the last 3 read").
+#[test]
+fn issue_43_every_target_topic_of_many_is_read_for_foreign_records() {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    let prefix = common::unique("many-foreign");
+    let topics: Vec<String> = (0..12).map(|i| format!("{prefix}-{i:02}")).collect();
+    let large: Vec<common::Rec> = (0..16)
+        .map(|i| common::Rec {
+            partition: 0,
+            key: Some(format!("large-{i}").into_bytes()),
+            value: Some(vec![b'v'; 300_000]),
+            headers: Vec::new(),
+            timestamp: Some(kr::recent() + i),
+        })
+        .collect();
+    for (i, t) in topics.iter().enumerate() {
+        common::create_topic(ab, t, 1);
+        common::produce(ab, t, &kr::records(2, 1, "src"));
+        common::create_topic(bb, t, 1);
+        match i {
+            0 => common::produce(bb, t, &large),
+            _ => common::produce(bb, t, &kr::records(3, 1, "local")),
+        };
+    }
+    let selection = format!("^{prefix}-");
+    let group = common::unique("g-many-foreign");
+    let plan = kr::run(&[
+        "plan", "--from", ab, "--to", bb, "--topics", &selection, "--group", &group,
+    ]);
+    assert_eq!(plan.code, 0, "{plan:?}");
+    let said = format!("{}{}", plan.stdout, plan.stderr);
+    let missed: Vec<&String> = topics
+        .iter()
+        .enumerate()
+        .filter(|(i, t)| {
+            let n = if *i == 0 { 16 } else { 3 };
+            !said.contains(&format!(
+                "target topic '{t}' already holds records that are not copies of '{t}' from this source ({n} of the last {n} read)"
+            ))
+        })
+        .map(|(_, t)| t)
+        .collect();
+    assert!(
+        missed.is_empty(),
+        "no warning or a short one for {missed:?}: {plan:?}"
+    );
+}

@@ -103,12 +103,12 @@ fn issue_18_the_default_group_is_the_target_clusters_not_its_spelling() {
     let fresh = copy(ab, &numeric, &["--group", "fresh"]);
     assert_eq!(fresh.code, 0, "{fresh:?}");
     assert!(
-        fresh.stderr.contains("group 'fresh' has no positions, but target topic 'events' already hold copies of this source"),
+        fresh.stderr.contains("group 'fresh' has no positions, but target topic 'events' already holds copies of this source"),
         "{fresh:?}"
     );
     let p = plan(ab, &numeric, &["--group", "fresh2"]);
     assert_eq!(p.code, 0, "{p:?}");
-    assert!(p.stdout.contains("already hold copies"), "{p:?}");
+    assert!(p.stdout.contains("already holds copies"), "{p:?}");
 }
 
 #[test]

@@ -67,29 +67,48 @@ pub(super) fn read_tails(
     drop(tpl);
     assigned.map_err(|e| Error::failed(format!("cannot read the target partitions: {e}")))?;
     let deadline = Instant::now() + opts.timeout;
+    let mut looked = Instant::now();
     while !ends.is_empty() && Instant::now() < deadline {
-        let m = match classify(reader.poll(Duration::from_millis(100))) {
-            Polled::Record(m) => m,
-            Polled::End(p) => {
-                ends.retain(|(_, q), _| *q != p);
-                continue;
+        let polled = classify(reader.poll(Duration::from_millis(100)));
+        let quiet = matches!(polled, Polled::End(_) | Polled::Idle);
+        if let Polled::Record(m) = polled {
+            let key = (m.topic().to_string(), m.partition());
+            let ours = m.headers().is_some_and(|h| {
+                h.iter()
+                    .filter(|h| h.key == ORIGIN_HEADER)
+                    .filter_map(|h| h.value.and_then(parse_origin))
+                    .any(|o| {
+                        o.cluster == Some(source_id)
+                            && source_of.get(key.0.as_str()) == Some(&o.topic)
+                    })
+            });
+            let counts = tails.topics.entry(key.0.clone()).or_default();
+            counts.0 += 1;
+            counts.1 += u64::from(!ours);
+            if m.offset() + 1 >= ends.get(&key).copied().unwrap_or(0) {
+                ends.remove(&key);
             }
-            _ => continue,
-        };
-        let key = (m.topic().to_string(), m.partition());
-        let ours = m.headers().is_some_and(|h| {
-            h.iter()
-                .filter(|h| h.key == ORIGIN_HEADER)
-                .filter_map(|h| h.value.and_then(parse_origin))
-                .any(|o| {
-                    o.cluster == Some(source_id) && source_of.get(key.0.as_str()) == Some(&o.topic)
-                })
-        });
-        let counts = tails.topics.entry(key.0.clone()).or_default();
-        counts.0 += 1;
-        counts.1 += u64::from(!ours);
-        if m.offset() + 1 >= ends.get(&key).copied().unwrap_or(0) {
-            ends.remove(&key);
+        }
+        // A partition's end names its partition, not its topic (taken as every topic's, the
+        // first end of partition 0 ended the read of partition 0 of every other topic): the
+        // positions say which partitions were read to their end, past any transaction marker.
+        let since = looked.elapsed();
+        if (quiet && since >= Duration::from_millis(10)) || since >= Duration::from_millis(100) {
+            looked = Instant::now();
+            let mut asked = TopicPartitionList::new();
+            for (t, p) in ends.keys() {
+                let _ = asked.add_partition(t, *p);
+            }
+            if let Ok(at) = kafka::consumer::positions(&reader, asked) {
+                for e in at.elements() {
+                    let key = (e.topic().to_string(), e.partition());
+                    if let (Offset::Offset(o), Some(&end)) = (e.offset(), ends.get(&key)) {
+                        if o >= end {
+                            ends.remove(&key);
+                        }
+                    }
+                }
+            }
         }
     }
     source::close(&reader, opts.timeout);
@@ -97,13 +116,25 @@ pub(super) fn read_tails(
 }
 
 impl Tails {
-    /// Target topics whose last records include copies of their source topic from this source.
-    pub(super) fn holding_copies(&self) -> Vec<String> {
-        self.topics
+    /// Target topics whose last records include copies of their source topic from this source,
+    /// as the subject of "... already hold(s) copies": `None` when there is none.
+    pub(super) fn holding_copies(&self) -> Option<String> {
+        let names: Vec<String> = self
+            .topics
             .iter()
             .filter(|(_, (read, foreign))| read > foreign)
-            .map(|(t, _)| format!("target topic '{t}'"))
-            .collect()
+            .map(|(t, _)| format!("'{t}'"))
+            .collect();
+        Some(match names.len() {
+            0 => return None,
+            1 => format!("target topic {} already holds", names[0]),
+            2..=3 => format!("target topics {} already hold", names.join(", ")),
+            n => format!(
+                "target topics {} and {} more already hold",
+                names[..3].join(", "),
+                n - 3
+            ),
+        })
     }
 
     /// Warnings naming target topics whose last records include records that are not copies of

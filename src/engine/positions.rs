@@ -147,12 +147,10 @@ pub fn settle(
     }
     if positions.is_empty() {
         if let (Some(tails), true) = (&tails, first_run) {
-            let copied = tails.holding_copies();
-            if !copied.is_empty() {
+            if let Some(copied) = tails.holding_copies() {
                 out.warnings.push(format!(
-                    "group '{}' has no positions, but {} already hold copies of this source (made under another group: another --group, or the default group before it was named after the target cluster): this run copies from --start {} again; to resume instead, stop it and pass that group with --group",
+                    "group '{}' has no positions, but {copied} copies of this source (made under another group: another --group, or the default group before it was named after the target cluster): this run copies from --start {} again; to resume instead, stop it and pass that group with --group",
                     opts.group,
-                    copied.join(", "),
                     match opts.start {
                         crate::options::StartPosition::Earliest => "earliest",
                         crate::options::StartPosition::Latest => "latest",
