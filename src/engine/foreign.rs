@@ -95,10 +95,7 @@ pub(super) fn read_tails(
         let since = looked.elapsed();
         if (quiet && since >= Duration::from_millis(10)) || since >= Duration::from_millis(100) {
             looked = Instant::now();
-            let mut asked = TopicPartitionList::new();
-            for (t, p) in ends.keys() {
-                let _ = asked.add_partition(t, *p);
-            }
+            let asked = ends.keys().map(|(t, p)| (t.as_str(), *p));
             if let Ok(at) = kafka::consumer::positions(&reader, asked) {
                 for e in at.elements() {
                     let key = (e.topic().to_string(), e.partition());

@@ -167,14 +167,18 @@ pub(crate) fn group_generation<C: ConsumerContext>(consumer: &BaseConsumer<C>) -
     }
 }
 
-/// The reading positions of `tpl`'s partitions, filled in. rust-rdkafka's `position()` asks
-/// for the whole assignment, and librdkafka finds each partition's topic in a list: asked on
-/// every partition's end, 2,000 partitions in 400 topics cost seconds of CPU at the end of a
-/// run. Asking for the partitions still open costs only theirs.
-pub(crate) fn positions<C: ConsumerContext>(
+/// The reading positions of the partitions `of`. rust-rdkafka's `position()` asks for the
+/// whole assignment, and librdkafka finds each partition's topic in a list: asked on every
+/// partition's end, 2,000 partitions in 400 topics cost seconds of CPU at the end of a run.
+/// Asking for the partitions still open costs only theirs.
+pub(crate) fn positions<'a, C: ConsumerContext>(
     consumer: &BaseConsumer<C>,
-    tpl: TopicPartitionList,
+    of: impl IntoIterator<Item = (&'a str, i32)>,
 ) -> KafkaResult<TopicPartitionList> {
+    let mut tpl = TopicPartitionList::new();
+    for (topic, partition) in of {
+        tpl.add_partition(topic, partition);
+    }
     // SAFETY: the client pointer is valid for the consumer's lifetime, and `tpl` is a list
     // librdkafka fills in place (offsets and errors only).
     let err = unsafe { rdkafka_sys::rd_kafka_position(consumer.client().native_ptr(), tpl.ptr()) };

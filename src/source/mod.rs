@@ -300,13 +300,14 @@ impl Ends {
         let Ok(assigned) = consumer.assignment() else {
             return Ok(false);
         };
-        let mut open = TopicPartitionList::new();
-        for e in assigned.elements() {
-            let key = (e.topic().to_string(), e.partition());
-            if self.parts.get(&key).is_some_and(|(_, done)| !done) {
-                let _ = open.add_partition(e.topic(), e.partition());
-            }
-        }
+        let elements = assigned.elements();
+        let open = elements
+            .iter()
+            .map(|e| (e.topic(), e.partition()))
+            .filter(|(t, p)| {
+                let key = (t.to_string(), *p);
+                self.parts.get(&key).is_some_and(|(_, done)| !done)
+            });
         let Ok(positions) = crate::kafka::consumer::positions(consumer, open) else {
             return Ok(false);
         };

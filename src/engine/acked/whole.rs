@@ -244,10 +244,7 @@ impl Whole {
                 continue;
             }
             looked = Instant::now();
-            let mut open = TopicPartitionList::new();
-            for (t, p) in starts.keys() {
-                let _ = open.add_partition(t, *p);
-            }
+            let open = starts.keys().map(|(t, p)| (t.as_str(), *p));
             let Ok(positions) = kafka::consumer::positions(reader, open) else {
                 continue;
             };

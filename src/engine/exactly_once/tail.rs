@@ -166,10 +166,7 @@ fn read_tail(
         let since = looked.elapsed();
         if (quiet && since >= Duration::from_millis(10)) || since >= Duration::from_millis(100) {
             looked = Instant::now();
-            let mut asked = TopicPartitionList::new();
-            for (t, p) in open.keys() {
-                let _ = asked.add_partition(t, *p);
-            }
+            let asked = open.keys().map(|(t, p)| (t.as_str(), *p));
             let positions = kafka::consumer::positions(reader, asked)
                 .map_err(|e| Error::failed(format!("cannot read {what}: {e}")))?;
             for e in positions.elements() {
