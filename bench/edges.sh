@@ -1,28 +1,31 @@
 #!/usr/bin/env bash
-# What many partitions cost outside the copy (issue 43): `verify` of a layout, and an
-# exactly-once rerun that finds nothing to copy (its resume, end checks and commit).
+# What many partitions cost outside the copy (issue 43): `verify` of a layout, and reruns
+# that find nothing to copy (their start checks, resume, end checks and commit).
 #
 # Starts two Apache Kafka KRaft clusters with scripts/kafka.sh, writes RECORDS records of SIZE
 # bytes into TOPICS topics of PARTITIONS partitions (examples/load.rs), copies them once with
-# kreplicate at-least-once (--create-topics), then ROUNDS times, alternating the builds, runs
-# `kreplicate verify` and an exactly-once `--until-caught-up` rerun with this build and, with
-# KR_BEFORE, with another one. Prints one line per run (wall, CPU user+sys, peak RSS, exit) and
-# a median per build and task, and writes both to OUT.
+# kreplicate at-least-once (--create-topics), and FILLS - 1 times more under other groups (a
+# target holding several copies), then ROUNDS times, alternating the builds, runs each of TASKS
+# (`verify`; `exactly-once` and `at-least-once`: an `--until-caught-up` rerun of the first
+# copy's group) with this build and, with KR_BEFORE, with another one. Prints one line per run
+# (wall, CPU user+sys, peak RSS, exit) and a median per build and task, and writes both to OUT.
 #
-# Env: LAYOUT [400x5] RECORDS [20000] SIZE [100] ROUNDS [3] KR_BEFORE NO_BUILD
-#      OUT [bench/results/edges.json] KAFKA_HEAP_OPTS [-Xmx2g -Xms2g]
+# Env: LAYOUT [400x5] RECORDS [20000] SIZE [100] FILLS [1] ROUNDS [3]
+#      TASKS ["verify exactly-once"] KR_BEFORE NO_BUILD OUT [bench/results/edges.json]
+#      KAFKA_HEAP_OPTS [-Xmx2g -Xms2g]
 # Exit: 0 every run exited 0, 1 otherwise, 2 bad usage.
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$REPO"
 LAYOUT="${LAYOUT:-400x5}" RECORDS="${RECORDS:-20000}" SIZE="${SIZE:-100}" ROUNDS="${ROUNDS:-3}"
+FILLS="${FILLS:-1}" TASKS="${TASKS:-verify exactly-once}"
 OUT="${OUT:-$REPO/bench/results/edges.json}"
 export KAFKA_HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xmx2g -Xms2g}"
 case "${1:-}" in -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; "") ;; *) echo "bench: no arguments (see --help)" >&2; exit 2 ;; esac
 [[ "$LAYOUT" =~ ^([1-9][0-9]*)x([1-9][0-9]*)$ ]] || { echo "bench: LAYOUT takes TOPICSxPARTITIONS, got '$LAYOUT'" >&2; exit 2; }
 TOPICS="${BASH_REMATCH[1]}" PARTITIONS="${BASH_REMATCH[2]}"
-for v in RECORDS SIZE ROUNDS; do [[ "${!v}" =~ ^[1-9][0-9]*$ ]] || { echo "bench: $v must be a positive number" >&2; exit 2; }; done
+for v in RECORDS SIZE FILLS ROUNDS; do [[ "${!v}" =~ ^[1-9][0-9]*$ ]] || { echo "bench: $v must be a positive number" >&2; exit 2; }; done
 [ -z "${KR_BEFORE:-}" ] || [ -x "$KR_BEFORE" ] || { echo "bench: KR_BEFORE is not an executable" >&2; exit 2; }
 
 log() { printf 'bench: %s\n' "$*" >&2; }
@@ -56,13 +59,17 @@ SEL='^e'
 [ "$TOPICS" = 1 ] || SEL='^e-'
 "$KR" --from "$SRC" --to "$DST" --topics "$SEL" --create-topics --until-caught-up --quiet \
     >/dev/null 2>"$WORK/copy.err" || die "the first copy failed: $(tail -1 "$WORK/copy.err")"
+for ((fill = 2; fill <= FILLS; fill++)); do
+    "$KR" --from "$SRC" --to "$DST" --topics "$SEL" --group "edges-fill-$fill" --until-caught-up \
+        --quiet >/dev/null 2>"$WORK/copy.err" || die "copy $fill failed: $(tail -1 "$WORK/copy.err")"
+done
 
 builds=("after=$KR")
 [ -z "${KR_BEFORE:-}" ] || builds+=("before=$KR_BEFORE")
 failed=0
 : >"$WORK/runs.tsv"
 for ((round = 1; round <= ROUNDS; round++)); do
-    for task in verify exactly-once; do
+    for task in $TASKS; do
         # Alternate which build goes first from round to round.
         order=("${builds[@]}")
         ((round % 2 == 1)) || mapfile -t order < <(printf '%s\n' "${builds[@]}" | tac)
@@ -70,7 +77,8 @@ for ((round = 1; round <= ROUNDS; round++)); do
             name="${b%%=*}" bin="${b#*=}"
             case "$task" in
                 verify) args=(verify --from "$SRC" --to "$DST" --topics "$SEL") ;;
-                *) args=(--from "$SRC" --to "$DST" --topics "$SEL" --guarantee exactly-once --until-caught-up --quiet) ;;
+                exactly-once | at-least-once) args=(--from "$SRC" --to "$DST" --topics "$SEL" --guarantee "$task" --until-caught-up --quiet) ;;
+                *) die "TASKS: unknown task '$task' (verify, exactly-once, at-least-once)" ;;
             esac
             start=$(date +%s%N)
             rc=0
@@ -85,7 +93,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
 done
 echo "task	build	median wall s	median CPU s	median peak RSS MiB"
 mkdir -p "$(dirname "$OUT")"
-python3 - "$WORK/runs.tsv" "$OUT" "layout=$LAYOUT records=$RECORDS size=$SIZE rounds=$ROUNDS heap=$KAFKA_HEAP_OPTS; $(date -u +%FT%TZ)" <<'PY'
+python3 - "$WORK/runs.tsv" "$OUT" "layout=$LAYOUT records=$RECORDS size=$SIZE fills=$FILLS rounds=$ROUNDS heap=$KAFKA_HEAP_OPTS; $(date -u +%FT%TZ)" <<'PY'
 import json, statistics, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 runs = [{"task": r[0], "build": r[1], "round": int(r[2]), "wall_s": float(r[3]),

@@ -229,7 +229,9 @@ fn target_bounds(
         if empty.iter().any(|(t, n)| *t == r.target && n == p) {
             out.insert((r.target.clone(), *p), (0, 0));
         } else {
-            let _ = tpl.add_partition_offset(&r.target, *p, Offset::Beginning);
+            // At the end: the Fetch made there carries the bounds and no records (reading from
+            // the first offset fetched and decompressed up to 1 MB a partition).
+            let _ = tpl.add_partition_offset(&r.target, *p, Offset::End);
         }
     }
     if tpl.count() == 0 {

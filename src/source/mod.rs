@@ -400,10 +400,12 @@ pub(crate) fn gap_message<C: ConsumerContext>(
     )
 }
 
-/// Each partition's (low, high) watermarks from a Fetch response, never ListOffsets LATEST
-/// (which tansu gets wrong): the partitions are assigned at `start` and polled until each
-/// answered or `timeout` passed; records read on the way are dropped. A partition that did
-/// not answer in time, or that the reader may not read, is missing from the map.
+/// Each partition's (low, high) watermarks from a Fetch response, never from ListOffsets
+/// LATEST (tansu answers a recent batch's start there): the partitions are assigned at
+/// `start` and polled until each answered or `timeout` passed; records read on the way are
+/// dropped. A start at `Offset::End` is resolved by ListOffsets, which on tansu only moves the
+/// fetch a batch or so back. A partition that did not answer in time, or that the reader may
+/// not read, is missing from the map.
 pub(crate) fn fetched_bounds<C: ConsumerContext>(
     consumer: &BaseConsumer<C>,
     start: &TopicPartitionList,
@@ -459,7 +461,6 @@ pub(crate) fn fetched_bounds<C: ConsumerContext>(
 
 pub(crate) use crate::kafka::consumer::cached_watermarks;
 
-#[cfg(test)]
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -48,7 +48,10 @@ pub(crate) fn checkpoints(
     consumer
         .fetch_metadata(None, timeout)
         .map_err(|e| Error::failed(format!("cannot read the target's topics: {e}")))?;
-    let mut tail = 1000i64;
+    // Small first: the newest record is ours unless another writer came after, and each
+    // partition's window is fetched and decompressed (1,000 records of 1 KiB at 2,000
+    // partitions held 200 MiB, issue 43).
+    let mut tail = 64i64;
     while !todo.is_empty() {
         let read = read_tail(&consumer, timeout, &todo, tail)?;
         let mut next = Vec::new();
