@@ -58,7 +58,8 @@ fn issue_35_plan_and_run_say_the_target_holds_foreign_records() {
 /// Issue 43: with many topics, every target topic's tail is read. A partition's end names
 /// its partition, not its topic, and the read took the first end of partition 0 for every
 /// topic's: a target topic whose tail takes several fetches (16 records of 300 kB, 1 MB a
-/// fetch) was cut short by the other topics' ends ("3 of the last 3 read").
+/// fetch) was cut short by the other topics' ends ("3 of the last 3 read"). Past the first
+/// three topics, the rest are one line (their counts summed).
 #[test]
 fn issue_43_every_target_topic_of_many_is_read_for_foreign_records() {
     let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
@@ -90,7 +91,8 @@ fn issue_43_every_target_topic_of_many_is_read_for_foreign_records() {
     ]);
     assert_eq!(plan.code, 0, "{plan:?}");
     let said = format!("{}{}", plan.stdout, plan.stderr);
-    let missed: Vec<&String> = topics
+    // The first three topics have a line each, the other nine one line in all.
+    let missed: Vec<&String> = topics[..3]
         .iter()
         .enumerate()
         .filter(|(i, t)| {
@@ -101,8 +103,12 @@ fn issue_43_every_target_topic_of_many_is_read_for_foreign_records() {
         })
         .map(|(_, t)| t)
         .collect();
+    let rest = format!(
+        "9 more target topics ('{}', '{}', '{}' and 6 more) already hold records that are not copies of their source topics from this source (27 of the last 27 read)",
+        topics[3], topics[4], topics[5]
+    );
     assert!(
-        missed.is_empty(),
-        "no warning or a short one for {missed:?}: {plan:?}"
+        missed.is_empty() && said.contains(&rest),
+        "no warning or a short one for {missed:?}, or not '{rest}': {plan:?}"
     );
 }

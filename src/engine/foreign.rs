@@ -135,23 +135,117 @@ impl Tails {
     }
 
     /// Warnings naming target topics whose last records include records that are not copies of
-    /// their source topic from this source (`parts` name each target's source).
+    /// their source topic from this source (`parts` name each target's source): a line for each
+    /// of the first three, and one for the rest when there are more than four (400 topics were
+    /// 400 lines).
     pub(super) fn foreign_warnings(&self, parts: &[(&Route, i32)]) -> Vec<String> {
+        const NAMED: usize = 3;
+        const WHY: &str =
+            "written there by another producer or another copy (or copied with --no-origin-header)";
         let source_of = |t: &str| {
             parts
                 .iter()
                 .find(|(r, _)| r.target == t)
                 .map_or("", |(r, _)| r.source.as_str())
         };
-        self.topics
+        let holding: Vec<(&String, u64, u64)> = self
+            .topics
             .iter()
             .filter(|(_, (_, foreign))| *foreign > 0)
-            .map(|(t, (read, foreign))| {
+            .map(|(t, (read, foreign))| (t, *read, *foreign))
+            .collect();
+        // A line each for up to four: a summary of one topic would say no less.
+        let lines = if holding.len() > NAMED + 1 {
+            NAMED
+        } else {
+            holding.len()
+        };
+        let (first, rest) = holding.split_at(lines);
+        let mut out: Vec<String> = first
+            .iter()
+            .map(|(t, read, foreign)| {
                 format!(
-                    "target topic '{t}' already holds records that are not copies of '{}' from this source ({foreign} of the last {read} read): written there by another producer or another copy (or copied with --no-origin-header); readers of '{t}' read them too, and verify counts them as extra",
+                    "target topic '{t}' already holds records that are not copies of '{}' from this source ({foreign} of the last {read} read): {WHY}; readers of '{t}' read them too, and verify counts them as extra",
                     source_of(t)
                 )
             })
-            .collect()
+            .collect();
+        if !rest.is_empty() {
+            let names: Vec<String> = rest
+                .iter()
+                .take(NAMED)
+                .map(|(t, ..)| format!("'{t}'"))
+                .collect();
+            let mut names = names.join(", ");
+            if rest.len() > NAMED {
+                names.push_str(&format!(" and {} more", rest.len() - NAMED));
+            }
+            let (read, foreign) = rest
+                .iter()
+                .fold((0, 0), |(r, f), (_, read, foreign)| (r + read, f + foreign));
+            out.push(format!(
+                "{} more target topics ({names}) already hold records that are not copies of their source topics from this source ({foreign} of the last {read} read): {WHY}; their readers read them too, and verify counts them as extra",
+                rest.len()
+            ));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tails(foreign: &[(&str, u64)]) -> Tails {
+        Tails {
+            topics: foreign
+                .iter()
+                .map(|&(t, f)| (t.to_string(), (16, f)))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn issue_43_foreign_records_past_three_topics_are_one_line() {
+        let names = ["t1", "t2", "t3", "t4", "t5", "t6", "t7"];
+        let routes: Vec<Route> = names
+            .iter()
+            .map(|t| Route {
+                source: format!("s{t}"),
+                target: t.to_string(),
+                partitions: 1,
+            })
+            .collect();
+        let parts: Vec<(&Route, i32)> = routes.iter().map(|r| (r, 0)).collect();
+        // t0 holds only copies of ours: not named.
+        let said = tails(&[
+            ("t0", 0),
+            ("t1", 1),
+            ("t2", 2),
+            ("t3", 3),
+            ("t4", 4),
+            ("t5", 5),
+            ("t6", 6),
+            ("t7", 7),
+        ])
+        .foreign_warnings(&parts);
+        assert_eq!(said.len(), 4, "{said:#?}");
+        assert!(said[0].starts_with(
+            "target topic 't1' already holds records that are not copies of 'st1' from this source (1 of the last 16 read)"
+        ));
+        assert!(said[2].starts_with("target topic 't3' "));
+        assert!(said[3].starts_with(
+            "4 more target topics ('t4', 't5', 't6' and 1 more) already hold records that are not copies of their source topics from this source (22 of the last 64 read): "
+        ));
+        // Up to three: a line each, no summary.
+        assert_eq!(
+            tails(&[("t1", 1), ("t2", 1)])
+                .foreign_warnings(&parts)
+                .len(),
+            2
+        );
+        let four = tails(&[("t4", 1), ("t5", 1), ("t6", 1), ("t7", 1)]).foreign_warnings(&parts);
+        assert_eq!(four.len(), 4, "{four:#?}");
+        assert!(four[3].starts_with("target topic 't7' "));
     }
 }
