@@ -479,3 +479,43 @@ fn issue_41_a_rate_limited_shard_follows_new_topics_without_reading_twice() {
         run.json()["records"]
     );
 }
+
+/// Issue 43: a new topic found by `--refresh-topics` made exactly-once re-read the tail of every
+/// target partition it copies (seconds at 2,000 partitions, for each new topic); the positions
+/// it committed are exact, so only the new topic's partitions are read.
+#[test]
+fn issue_43_a_new_topic_reads_only_its_own_target_tails_under_exactly_once() {
+    let (a, b) = (Kafka::shared("a"), Kafka::shared("b"));
+    let (ab, bb) = (a.bootstrap.as_str(), b.bootstrap.as_str());
+    let n = common::unique("tails-new");
+    let (old, new) = (format!("{n}.old"), format!("{n}.new"));
+    common::create_topic(ab, &old, 4);
+    common::produce(ab, &old, &kr::records(40, 4, "o"));
+    // unique() names hold letters, digits and dashes only.
+    let regex = format!("^{n}\\.");
+    let group = format!("{n}.g");
+    let mut args = following(ab, bb, &regex, &group, "exactly-once");
+    args.push("-v");
+    let mut child = Some(kr::spawn(&args));
+    kr::wait_for_records(bb, &old, 40, Duration::from_secs(60), &mut child);
+    common::create_topic(ab, &new, 2);
+    common::produce(ab, &new, &kr::records(10, 2, "n"));
+    kr::wait_for_records(bb, &new, 10, Duration::from_secs(60), &mut child);
+    common::produce(ab, &old, &kr::records(8, 4, "o2"));
+    kr::wait_for_records(bb, &old, 48, Duration::from_secs(60), &mut child);
+    let run = kr::stop(&mut child);
+    let reads: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("reading the tails of"))
+        .collect();
+    assert!(
+        reads.len() == 2
+            && reads[0].contains("reading the tails of 4 target partitions")
+            && reads[1].contains("reading the tails of 2 target partitions"),
+        "{reads:#?}\n{}",
+        run.stderr
+    );
+    assert_eq!(kr::assert_complete(ab, bb, &old, &old, 4), 0);
+    assert_eq!(kr::assert_complete(ab, bb, &new, &new, 2), 0);
+}

@@ -59,11 +59,6 @@ impl ExactlyOnce {
         self.rewinds += 1;
         self.producer.context().forget_trails();
         let found = self.scan_target()?;
-        log::info!(
-            "the target holds positions for {} of {} partitions",
-            found.len(),
-            self.parts.len()
-        );
         let fallback = self.group_positions()?;
         let mut tpl = TopicPartitionList::new();
         // Committed to the group at once: `--start latest` resolved to offsets, where the next
@@ -115,6 +110,14 @@ impl ExactlyOnce {
             shared::add_start(&mut tpl, topic, *partition, start)?;
             self.ends.insert(topic, *partition, start);
         }
+        log::info!(
+            "the target holds positions for {} of {} partitions",
+            self.parts
+                .values()
+                .filter(|o| o.committed.is_some())
+                .count(),
+            self.parts.len()
+        );
         self.publish_committed();
         shared::assign(&self.consumer, &tpl)?;
         if decided.count() > 0 {
@@ -155,34 +158,35 @@ impl ExactlyOnce {
         source::group_positions(&self.consumer, &tpl, &self.opts.group, self.opts.timeout)
     }
 
-    /// Reads the tail of every owned target partition as a read_committed reader sees it, once
-    /// no transaction hides a copy of ours ([`Self::settle`]), and returns the resume position
-    /// per source partition found there ([`checkpoints`]).
+    /// Reads the tail of each owned target partition without a known position as a
+    /// read_committed reader sees it, once no transaction hides a copy of ours
+    /// ([`Self::settle`]), and returns the resume position per source partition found there
+    /// ([`checkpoints`]). A position known already (settled at start, or committed since) is
+    /// exact: an aborted transaction's records are hidden, and a commit whose outcome is unknown
+    /// ends the run. Reading those too made every new topic (`--refresh-topics`) and every
+    /// abort re-read the tail of every partition: seconds at 2,000 (issue 43).
     pub(super) fn scan_target(&self) -> Result<HashMap<(String, i32), NextOffset>> {
-        let mut by_target: BTreeMap<&str, Vec<(&str, i32)>> = BTreeMap::new();
+        let mut unknown: BTreeMap<&str, Vec<(&str, i32)>> = BTreeMap::new();
         // A topic created again: the target holds the old one's copies.
-        for ((source, p), o) in self.parts.iter().filter(|(_, o)| !o.fresh) {
-            by_target
+        let parts = self.parts.iter();
+        for ((source, p), o) in parts.filter(|(_, o)| !o.fresh && o.committed.is_none()) {
+            unknown
                 .entry(o.target.as_str())
                 .or_default()
                 .push((source, *p));
         }
-        // A position known already (settled at start, or committed since) is exact.
-        let unknown: Vec<(&str, Vec<(&str, i32)>)> = by_target
-            .iter()
-            .map(|(target, sources)| {
-                let parts = sources.iter().filter(|(s, p)| {
-                    let part = self.parts.get(&(s.to_string(), *p));
-                    part.is_none_or(|o| o.committed.is_none())
-                });
-                (*target, parts.copied().collect())
-            })
-            .collect();
+        let unknown: Vec<(&str, Vec<(&str, i32)>)> = unknown.into_iter().collect();
+        let count: usize = unknown.iter().map(|(_, parts)| parts.len()).sum();
+        if count > 0 {
+            log::info!(
+                "reading the tails of {} to find where the copies end",
+                crate::table::count(count as u64, "target partition")
+            );
+        }
         self.settle(&unknown)?;
         let group = format!("{}.resume", self.transactional_id);
         let reader = (&self.opts.to, group.as_str(), self.opts.timeout);
-        let targets: Vec<(&str, Vec<(&str, i32)>)> = by_target.into_iter().collect();
-        checkpoints(reader, &self.stamp.source, &targets)
+        checkpoints(reader, &self.stamp.source, &unknown)
     }
 
     /// Waits until no record of ours on `target` is hidden from read_committed readers. They see

@@ -49,8 +49,8 @@ pub(crate) fn checkpoints(
         .fetch_metadata(None, timeout)
         .map_err(|e| Error::failed(format!("cannot read the target's topics: {e}")))?;
     // Small first: the newest record is ours unless another writer came after, and each
-    // partition's window is fetched and decompressed (1,000 records of 1 KiB at 2,000
-    // partitions held 200 MiB, issue 43).
+    // partition's window is fetched and decompressed (a first window of 1,000 records of
+    // 1 KiB at 2,000 partitions cost 2 s of CPU and 40 MiB of peak RSS, issue 43).
     let mut tail = 64i64;
     while !todo.is_empty() {
         let read = read_tail(&consumer, timeout, &todo, tail)?;
