@@ -705,26 +705,48 @@ fn churn(group_props: &[&str], protocol: &str) {
     let spawn = |i: usize| {
         let mut v = member(&a, &b, g, group_props, &extra);
         v.extend(["--metrics-addr", addrs[i].as_str()]);
-        kr::spawn(&v)
+        kr::Watched::spawn(&v)
     };
     let assigned = |i: usize| kr::metric(&addrs[i], "kreplicate_assigned_partitions");
-    let first = spawn(0);
+    let mut first = spawn(0);
     common::wait_until("the first member's copy", Duration::from_secs(60), || {
         common::committed(&a.bootstrap, g, t, 4)
             .iter()
             .any(|&c| c > 0)
     });
-    let second = spawn(1);
-    common::wait_until("the split", Duration::from_secs(60), || {
-        assigned(0) == Some(2.0) && assigned(1) == Some(2.0)
-    });
+    let mut second = spawn(1);
+    // On a miss both members' logs are shown: the rebalance lines say who held what.
+    let members = |what: &str, first: &kr::Watched, second: &kr::Watched| {
+        format!(
+            "{what}: the members hold {:?} and {:?}\n--- the first said:\n{}\n--- the second said:\n{}",
+            assigned(0),
+            assigned(1),
+            first.said(),
+            second.said()
+        )
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !(assigned(0) == Some(2.0) && assigned(1) == Some(2.0)) {
+        assert!(
+            Instant::now() < deadline,
+            "{}",
+            members("no split within 60 s", &first, &second)
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
     // The first leaves while it copies: its partitions go to the second.
-    kr::signal(&first, "INT");
-    let r1 = kr::wait(first, Duration::from_secs(60));
+    kr::signal(first.child.as_ref().expect("the first runs"), "INT");
+    let r1 = first.wait(Duration::from_secs(60));
     assert_eq!(r1.code, 0, "{r1:?}");
-    common::wait_until("the second takes all", Duration::from_secs(60), || {
-        assigned(1) == Some(4.0)
-    });
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while assigned(1) != Some(4.0) {
+        assert!(
+            Instant::now() < deadline,
+            "{}",
+            members("the second did not take all within 60 s", &first, &second)
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
     drop(writer);
     let src = common::read_all(&a.bootstrap, t);
     let ends: Vec<i64> = (0..4)
@@ -733,8 +755,8 @@ fn churn(group_props: &[&str], protocol: &str) {
     common::wait_until("every record committed", Duration::from_secs(60), || {
         common::committed(&a.bootstrap, g, t, 4) == ends
     });
-    kr::signal(&second, "INT");
-    let r2 = kr::wait(second, Duration::from_secs(60));
+    kr::signal(second.child.as_ref().expect("the second runs"), "INT");
+    let r2 = second.wait(Duration::from_secs(60));
     assert_eq!(r2.code, 0, "{r2:?}");
     let joined = format!("group '{g}' joins with the {protocol} protocol");
     assert!(r1.stderr.contains(&joined), "{}", r1.stderr);
