@@ -621,6 +621,7 @@ if [ "$LIVE_MODE" = 1 ]; then
         for mode in "${order[@]}"; do live_run "$mode" "$round"; done
     done
     set +e
+    mkdir -p "$(dirname "$OUT")"
     BENCH_RATE="$RATE" BENCH_SIZE="$SIZE" BENCH_PARTITIONS="$P" BENCH_MM2_DIR="$WORK" \
         BENCH_MEMORY="$MEMORY_NOTE" python3 "$REPO/bench/live_report.py" "$WORK/live.tsv" "$OUT"
     STATUS=$?

@@ -24,8 +24,10 @@
 # Env: LAYOUTS ["4x10 400x5 4x500"] RECORDS [100000] SIZE [512] ROUNDS [1]
 #      MODES ["ceiling at-least-once exactly-once mm2+tuned"] OUT [bench/results/scale.json]
 #      NO_BUILD KEEP KR_BEFORE MM2_TASKS MM2_TIMEOUT [900] KAFKA_HEAP_OPTS [-Xmx2g -Xms2g]
+#      TARGET_NODES [1]: B's nodes (every topic on B with one replica, spread over them)
 # Each broker may hold about as many partitions as its open-file limit (ulimit -n) allows: a
-# layout's copies on B are deleted after every run.
+# layout's copies on B are deleted after every run, and 10,000 partitions need TARGET_NODES=3
+# here (one node of B ran out of files at 20,000).
 # Exit: 0 every copy verified, 1 otherwise, 2 bad usage.
 set -euo pipefail
 
@@ -38,11 +40,12 @@ ROUNDS="${ROUNDS:-1}"
 MODES="${MODES:-ceiling at-least-once exactly-once mm2+tuned}"
 OUT="${OUT:-$REPO/bench/results/scale.json}"
 MM2_TASKS="${MM2_TASKS:-4}"
+TARGET_NODES="${TARGET_NODES:-1}"
 # Thousands of partitions on one broker: more heap than the 512 MB of the other benchmarks.
 export KAFKA_HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xmx2g -Xms2g}"
 case "${1:-}" in -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; "") ;; *) echo "bench: no arguments (see --help)" >&2; exit 2 ;; esac
 for l in $LAYOUTS; do [[ "$l" =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]] || { echo "bench: LAYOUTS takes TOPICSxPARTITIONS, got '$l'" >&2; exit 2; }; done
-for v in RECORDS SIZE ROUNDS MM2_TASKS; do [[ "${!v}" =~ ^[1-9][0-9]*$ ]] || { echo "bench: $v must be a positive number" >&2; exit 2; }; done
+for v in RECORDS SIZE ROUNDS MM2_TASKS TARGET_NODES; do [[ "${!v}" =~ ^[1-9][0-9]*$ ]] || { echo "bench: $v must be a positive number" >&2; exit 2; }; done
 for m in $MODES; do case "$m" in ceiling | none | at-least-once | exactly-once | mm2+tuned) ;; none+before | at-least-once+before | exactly-once+before) [ -x "${KR_BEFORE:-}" ] || { echo "bench: $m needs KR_BEFORE, a kreplicate binary" >&2; exit 2; } ;; *) echo "bench: unknown mode '$m'" >&2; exit 2 ;; esac; done
 
 log() { printf 'bench: %s\n' "$*" >&2; }
@@ -68,18 +71,25 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-start_cluster() { # NAME VAR: the bootstrap into VAR, the broker's pid into VAR_PID
+start_cluster() { # NAME VAR NODES: the bootstrap into VAR, the brokers' pids (a comma list) into VAR_PID
     local line
-    line="$(bash "$REPO/scripts/kafka.sh" start "$1" 0 --set group.initial.rebalance.delay.ms=3000 --set file.delete.delay.ms=1000)" || die "cluster $1 did not start"
+    line="$(bash "$REPO/scripts/kafka.sh" start "$1" 0 --nodes "$3" --set group.initial.rebalance.delay.ms=3000 --set file.delete.delay.ms=1000 \
+        --set default.replication.factor=1 --set min.insync.replicas=1)" || die "cluster $1 did not start"
     printf -v "$2" '%s' "$(sed -n 's/.*bootstrap=\([^ ]*\).*/\1/p' <<<"$line")"
-    printf -v "${2}_PID" '%s' "$(sed -n 's/.*pid=\([0-9]*\).*/\1/p' <<<"$line")"
+    printf -v "${2}_PID" '%s' "$(sed -n 's/.*pid=\([0-9,]*\).*/\1/p' <<<"$line")"
 }
-start_cluster scale-a SRC
-start_cluster scale-b DST
+start_cluster scale-a SRC 1
+start_cluster scale-b DST "$TARGET_NODES"
 log "source A on $SRC, target B on $DST; work dir $WORK"
 
 CLK_TCK="$(getconf CLK_TCK)"
-cpu_seconds() { awk -v hz="$CLK_TCK" '{ sub(/^.*\) /, ""); printf "%.2f", ($12 + $13) / hz }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+cpu_seconds() { # PID[,PID...]: their CPU seconds (user+sys), summed
+    local p t=0
+    for p in ${1//,/ }; do
+        t="$(awk -v hz="$CLK_TCK" -v t="$t" '{ sub(/^.*\) /, ""); t += ($12 + $13) / hz } END { printf "%.2f", t }' "/proc/$p/stat" 2>/dev/null || echo "$t")"
+    done
+    echo "$t"
+}
 now() { date +%s%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b - a) / 1e9 }'; }
 
@@ -97,7 +107,8 @@ delete_topics() {
     # And until the broker removed their logs: each holds a file open until then, and 10,000
     # deleted beside 10,000 new ran the broker out of open files (ulimit -n 20,000).
     local data
-    for data in "$KREPLICATE_KAFKA_HOME"/scale-[ab]/data; do
+    for data in "$KREPLICATE_KAFKA_HOME"/scale-[ab]/data "$KREPLICATE_KAFKA_HOME"/scale-[ab]/n*/data; do
+        [ -d "$data" ] || continue
         while find "$data" -maxdepth 1 -name '*-delete' | grep -q .; do
             ((SECONDS < deadline)) || die "deleted logs still in $data after 300 s"
             sleep 1
@@ -279,6 +290,6 @@ for layout in $LAYOUTS; do
 done
 
 mkdir -p "$(dirname "$OUT")"
-python3 "$REPO/bench/scale_report.py" "$ROWS" "$OUT" "records=$RECORDS size=$SIZE rounds=$ROUNDS mm2_tasks=$MM2_TASKS heap=$KAFKA_HEAP_OPTS"
+python3 "$REPO/bench/scale_report.py" "$ROWS" "$OUT" "records=$RECORDS size=$SIZE rounds=$ROUNDS mm2_tasks=$MM2_TASKS target_nodes=$TARGET_NODES heap=$KAFKA_HEAP_OPTS"
 [ "$FAILED" = 0 ] && STATUS=0
 exit "$FAILED"

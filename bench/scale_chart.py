@@ -3,17 +3,30 @@
 CPU over the raw copy's in the same round, one group of bars per layout (topics x partitions),
 one bar per mode: the median of the verified rounds, a dot per round. A dashed line at 1 (the
 raw copy) and at 1.5 (issue 43's goal for at-least-once at 2,000 partitions).
+A file whose settings say target_nodes=N (N > 1) is drawn as a layout of its own.
 Usage: scale_chart.py RESULTS.json [MORE.json ...] OUT.svg"""
 import json
+import re
 import statistics
 import sys
 from html import escape
 
-runs = [r for f in sys.argv[1:-1] for r in json.load(open(f))["runs"]]
+
+def load(path):
+    """A file's runs; a layout copied to a target of several brokers is its own group."""
+    d = json.load(open(path))
+    nodes = re.search(r"target_nodes=(\d+)", d["settings"])
+    for r in d["runs"]:
+        if nodes and int(nodes.group(1)) > 1:
+            r["layout"] += f", {nodes.group(1)} target brokers"
+    return d["runs"]
+
+
+runs = [r for f in sys.argv[1:-1] for r in load(f)]
 out = sys.argv[-1]
 ok = [r for r in runs if r["status"] == "ok" and r.get("wall_vs_raw") is not None]
 layouts = sorted({r["layout"] for r in runs}, key=lambda l: (
-    int(l.split("x")[0]) * int(l.split("x")[1]), l))
+    int(l.split("x")[0]) * int(re.match(r"x(\d+)", l[l.index("x"):]).group(1)), l))
 modes = [m for m in dict.fromkeys(r["mode"] for r in runs) if m != "ceiling"]
 PALETTE = ["#d62728", "#ff9896", "#1f77b4", "#aec7e8", "#2ca02c", "#9467bd", "#8c564b"]
 color = {m: PALETTE[i % len(PALETTE)] for i, m in enumerate(modes)}
@@ -24,7 +37,7 @@ group_w = max(len(modes) * (bar_w + gap), 110) + group_gap
 plot_w = max(360, len(layouts) * group_w)
 plot_h, left, top = 180, 50, 56
 panel_h = plot_h + 60
-width = left + plot_w + 20
+width = left + plot_w + 80
 legend_h = 18 * len(modes) + 10
 height = top + 2 * panel_h + legend_h
 svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
@@ -56,8 +69,8 @@ def panel(i, key, title):
     for g, layout in enumerate(layouts):
         x0 = left + 10 + g * group_w
         parts = [r for r in runs if r["layout"] == layout][0]["partitions"]
-        svg.append(f'<text x="{x0}" y="{y0 + plot_h + 14}">{escape(layout.replace("x", " × "))}'
-                   '</text>')
+        svg.append(f'<text x="{x0}" y="{y0 + plot_h + 14}">'
+                   f'{escape(layout.replace("x", " × ", 1))}</text>')
         svg.append(f'<text x="{x0}" y="{y0 + plot_h + 27}">{parts:,} partitions</text>')
         for m, mode in enumerate(modes):
             x = x0 + m * (bar_w + gap)
