@@ -10,6 +10,7 @@ use rdkafka::producer::{Producer, PurgeConfig};
 use rdkafka::{Offset, TopicPartitionList};
 
 use super::deliveries::{Refusal, MAX_ABORTS_IN_A_ROW};
+use super::resume::Reread;
 use super::{ExactlyOnce, Txn};
 use crate::engine::shared::{self, index, refused_for_good};
 use crate::offsets::NextOffset;
@@ -219,7 +220,7 @@ impl ExactlyOnce {
     /// transaction's failed deliveries held, so a run that fails later names a target partition
     /// only if a delivery to it failed again.
     fn rewind_after_abort(&mut self) {
-        match self.rewind() {
+        match self.rewind(Reread::Every) {
             Ok(()) => self.counters.forget_undelivered(),
             Err(e) => self.failure.fail_with(e),
         }

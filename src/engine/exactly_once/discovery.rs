@@ -7,6 +7,7 @@
 use std::collections::BTreeSet;
 use std::sync::atomic::Ordering;
 
+use super::resume::Reread;
 use super::{ExactlyOnce, Part};
 use crate::report::{Copied, PartitionEnd};
 use crate::topics;
@@ -84,7 +85,7 @@ impl ExactlyOnce {
         self.counters
             .assigned
             .store(self.parts.len() as u64, Ordering::Relaxed);
-        if let Err(e) = self.rewind() {
+        if let Err(e) = self.rewind(Reread::Unknown) {
             self.failure.fail_with(e);
             return false;
         }

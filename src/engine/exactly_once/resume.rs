@@ -24,6 +24,19 @@ use crate::source::{self, classify, Ends, Polled};
 /// How often a start waiting for a transaction open on the target looks again.
 const SETTLE_STEP: Duration = Duration::from_millis(200);
 
+/// Which owned partitions a rewind reads the target's tail of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Reread {
+    /// Every one: at start, and after an abort. A target that shows aborted records to
+    /// read_committed readers (librdkafka's mock cluster writes no markers) holds those copies
+    /// for every reader, and resuming after them copies nothing twice there.
+    Every,
+    /// Those without a known position: after the topics change, right after a commit, when a
+    /// known position is exact. Reading every one made each new topic (`--refresh-topics`)
+    /// read the tail of every partition again: seconds at 2,000 (issue 43).
+    Unknown,
+}
+
 impl ExactlyOnce {
     /// Fences any zombie, finds where the target stands, and assigns the source there. These
     /// steps (fencing, the group's positions, per target topic a wait for open transactions and
@@ -50,15 +63,16 @@ impl ExactlyOnce {
                 let asked = (self.opts.txn_max_time, self.opts.delivery_timeout);
                 start_failed(&self.transactional_id, &e, asked)
             })?;
-        self.rewind()
+        self.rewind(Reread::Every)
     }
 
     /// Sets every owned partition's position from what the target holds and (re)assigns the
-    /// source consumer there. Used at start and after an aborted transaction.
-    pub(super) fn rewind(&mut self) -> Result<()> {
+    /// source consumer there. Used at start, after an aborted transaction and when the topics
+    /// change.
+    pub(super) fn rewind(&mut self, reread: Reread) -> Result<()> {
         self.rewinds += 1;
         self.producer.context().forget_trails();
-        let found = self.scan_target()?;
+        let found = self.scan_target(reread)?;
         let fallback = self.group_positions()?;
         let mut tpl = TopicPartitionList::new();
         // Committed to the group at once: `--start latest` resolved to offsets, where the next
@@ -158,35 +172,44 @@ impl ExactlyOnce {
         source::group_positions(&self.consumer, &tpl, &self.opts.group, self.opts.timeout)
     }
 
-    /// Reads the tail of each owned target partition without a known position as a
-    /// read_committed reader sees it, once no transaction hides a copy of ours
-    /// ([`Self::settle`]), and returns the resume position per source partition found there
-    /// ([`checkpoints`]). A position known already (settled at start, or committed since) is
-    /// exact: an aborted transaction's records are hidden, and a commit whose outcome is unknown
-    /// ends the run. Reading those too made every new topic (`--refresh-topics`) and every
-    /// abort re-read the tail of every partition: seconds at 2,000 (issue 43).
-    pub(super) fn scan_target(&self) -> Result<HashMap<(String, i32), NextOffset>> {
-        let mut unknown: BTreeMap<&str, Vec<(&str, i32)>> = BTreeMap::new();
+    /// Reads the tail of owned target partitions (`Reread`) as a read_committed reader sees
+    /// it, once no transaction hides a copy of ours ([`Self::settle`]), and returns the resume
+    /// position per source partition found there ([`checkpoints`]).
+    pub(super) fn scan_target(&self, reread: Reread) -> Result<HashMap<(String, i32), NextOffset>> {
+        let mut read: BTreeMap<&str, Vec<(&str, i32)>> = BTreeMap::new();
         // A topic created again: the target holds the old one's copies.
-        let parts = self.parts.iter();
-        for ((source, p), o) in parts.filter(|(_, o)| !o.fresh && o.committed.is_none()) {
-            unknown
-                .entry(o.target.as_str())
+        let parts = self.parts.iter().filter(|(_, o)| !o.fresh);
+        for ((source, p), o) in parts {
+            if reread == Reread::Unknown && o.committed.is_some() {
+                continue;
+            }
+            read.entry(o.target.as_str())
                 .or_default()
                 .push((source, *p));
         }
-        let unknown: Vec<(&str, Vec<(&str, i32)>)> = unknown.into_iter().collect();
-        let count: usize = unknown.iter().map(|(_, parts)| parts.len()).sum();
+        let read: Vec<(&str, Vec<(&str, i32)>)> = read.into_iter().collect();
+        let count: usize = read.iter().map(|(_, parts)| parts.len()).sum();
         if count > 0 {
             log::info!(
                 "reading the tails of {} to find where the copies end",
                 crate::table::count(count as u64, "target partition")
             );
         }
+        // A position known already (settled at start, or committed since) is exact.
+        let unknown: Vec<(&str, Vec<(&str, i32)>)> = read
+            .iter()
+            .map(|(target, sources)| {
+                let parts = sources.iter().filter(|(s, p)| {
+                    let part = self.parts.get(&(s.to_string(), *p));
+                    part.is_none_or(|o| o.committed.is_none())
+                });
+                (*target, parts.copied().collect())
+            })
+            .collect();
         self.settle(&unknown)?;
         let group = format!("{}.resume", self.transactional_id);
         let reader = (&self.opts.to, group.as_str(), self.opts.timeout);
-        checkpoints(reader, &self.stamp.source, &unknown)
+        checkpoints(reader, &self.stamp.source, &read)
     }
 
     /// Waits until no record of ours on `target` is hidden from read_committed readers. They see
