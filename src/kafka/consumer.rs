@@ -35,6 +35,38 @@ pub(crate) fn assign<C: ConsumerContext>(
     consumer.resume(tpl)
 }
 
+/// Moves the partitions of `tpl` to its offsets by a seek, when they are exactly the assigned
+/// partitions and every one is fetching; false (some may have moved) when the caller must
+/// [`assign`] instead. An assign that replaces an assignment stops each partition and starts
+/// it again, and librdkafka 2.12 asks a partition whose stop is not answered yet to stop
+/// twice when the assignment changes again (a second rewind, the close at exit); the second
+/// answer failed its assertion `rktp->rktp_started` and aborted the process (librdkafka
+/// #5573, fixed after 2.15). A seek stops nothing.
+pub(crate) fn reposition<C: ConsumerContext>(
+    consumer: &BaseConsumer<C>,
+    tpl: &TopicPartitionList,
+    timeout: Duration,
+) -> KafkaResult<bool> {
+    let keys = |l: &TopicPartitionList| -> BTreeSet<(String, i32)> {
+        let elements = l.elements();
+        elements
+            .iter()
+            .map(|e| (e.topic().to_string(), e.partition()))
+            .collect()
+    };
+    if keys(&consumer.assignment()?) != keys(tpl) {
+        return Ok(false);
+    }
+    // Not fetching yet (a partition still starting) is answered per partition: assign then.
+    let sought = consumer.seek_partitions(tpl.clone(), timeout)?;
+    if sought.elements().iter().any(|e| e.error().is_err()) {
+        return Ok(false);
+    }
+    // As in `assign`: an application pause outlives a seek too.
+    consumer.resume(tpl)?;
+    Ok(true)
+}
+
 /// Between tries of [`watermarks`].
 const NOT_READY_STEP: Duration = Duration::from_millis(20);
 

@@ -133,7 +133,16 @@ impl ExactlyOnce {
             self.parts.len()
         );
         self.publish_committed();
-        shared::assign(&self.consumer, &tpl)?;
+        let moved = kafka::consumer::reposition(&self.consumer, &tpl, self.opts.timeout)
+            .map_err(|e| Error::failed(format!("cannot move the source partitions: {e}")))?;
+        if moved {
+            log::info!(
+                "rewound {} in place",
+                crate::table::count(tpl.count() as u64, "source partition")
+            );
+        } else {
+            shared::assign(&self.consumer, &tpl)?;
+        }
         if decided.count() > 0 {
             self.consumer
                 .commit(&decided, CommitMode::Sync)
