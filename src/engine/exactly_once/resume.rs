@@ -185,36 +185,30 @@ impl ExactlyOnce {
     /// it, once no transaction hides a copy of ours ([`Self::settle`]), and returns the resume
     /// position per source partition found there ([`checkpoints`]).
     pub(super) fn scan_target(&self, reread: Reread) -> Result<HashMap<(String, i32), NextOffset>> {
-        let mut read: BTreeMap<&str, Vec<(&str, i32)>> = BTreeMap::new();
+        type ByTarget<'a> = BTreeMap<&'a str, Vec<(&'a str, i32)>>;
+        let (mut read, mut unknown): (ByTarget, ByTarget) = Default::default();
         // A topic created again: the target holds the old one's copies.
-        let parts = self.parts.iter().filter(|(_, o)| !o.fresh);
-        for ((source, p), o) in parts {
-            if reread == Reread::Unknown && o.committed.is_some() {
+        for ((source, p), o) in self.parts.iter().filter(|(_, o)| !o.fresh) {
+            let known = o.committed.is_some();
+            if reread == Reread::Unknown && known {
                 continue;
             }
-            read.entry(o.target.as_str())
-                .or_default()
-                .push((source, *p));
+            read.entry(&o.target).or_default().push((source, *p));
+            // A position known already (settled at start, or committed since) is exact.
+            let waits = unknown.entry(&o.target).or_default();
+            if !known {
+                waits.push((source, *p));
+            }
         }
-        let read: Vec<(&str, Vec<(&str, i32)>)> = read.into_iter().collect();
-        let count: usize = read.iter().map(|(_, parts)| parts.len()).sum();
+        let count: usize = read.values().map(Vec::len).sum();
         if count > 0 {
             log::info!(
                 "reading the tails of {} to find where the copies end",
                 crate::table::count(count as u64, "target partition")
             );
         }
-        // A position known already (settled at start, or committed since) is exact.
-        let unknown: Vec<(&str, Vec<(&str, i32)>)> = read
-            .iter()
-            .map(|(target, sources)| {
-                let parts = sources.iter().filter(|(s, p)| {
-                    let part = self.parts.get(&(s.to_string(), *p));
-                    part.is_none_or(|o| o.committed.is_none())
-                });
-                (*target, parts.copied().collect())
-            })
-            .collect();
+        let read: Vec<(&str, Vec<(&str, i32)>)> = read.into_iter().collect();
+        let unknown: Vec<(&str, Vec<(&str, i32)>)> = unknown.into_iter().collect();
         self.settle(&unknown)?;
         let group = format!("{}.resume", self.transactional_id);
         let reader = (&self.opts.to, group.as_str(), self.opts.timeout);
