@@ -25,8 +25,12 @@ def load(path):
 runs = [r for f in sys.argv[1:-1] for r in load(f)]
 out = sys.argv[-1]
 ok = [r for r in runs if r["status"] == "ok" and r.get("wall_vs_raw") is not None]
-layouts = sorted({r["layout"] for r in runs}, key=lambda l: (
-    int(l.split("x")[0]) * int(re.match(r"x(\d+)", l[l.index("x"):]).group(1)), l))
+def partitions(layout):
+    topics, per_topic = re.match(r"(\d+)x(\d+)", layout).groups()
+    return int(topics) * int(per_topic)
+
+
+layouts = sorted({r["layout"] for r in runs}, key=lambda l: (partitions(l), l))
 modes = [m for m in dict.fromkeys(r["mode"] for r in runs) if m != "ceiling"]
 PALETTE = ["#d62728", "#ff9896", "#1f77b4", "#aec7e8", "#2ca02c", "#9467bd", "#8c564b"]
 color = {m: PALETTE[i % len(PALETTE)] for i, m in enumerate(modes)}

@@ -715,38 +715,33 @@ fn churn(group_props: &[&str], protocol: &str) {
             .any(|&c| c > 0)
     });
     let mut second = spawn(1);
-    // On a miss both members' logs are shown: the rebalance lines say who held what.
-    let members = |what: &str, first: &kr::Watched, second: &kr::Watched| {
-        format!(
-            "{what}: the members hold {:?} and {:?}\n--- the first said:\n{}\n--- the second said:\n{}",
-            assigned(0),
-            assigned(1),
-            first.said(),
-            second.said()
-        )
+    // Waits 60 s for `done`; a miss shows both members' logs (their rebalance lines say who
+    // held what).
+    let wait_for = |what: &str,
+                    done: &dyn Fn() -> bool,
+                    first: &kr::Watched,
+                    second: &kr::Watched| {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !done() {
+            assert!(
+                Instant::now() < deadline,
+                "{what}: not within 60 s; the members hold {:?} and {:?}\n--- the first said:\n{}\n--- the second said:\n{}",
+                assigned(0),
+                assigned(1),
+                first.said(),
+                second.said()
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
     };
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !(assigned(0) == Some(2.0) && assigned(1) == Some(2.0)) {
-        assert!(
-            Instant::now() < deadline,
-            "{}",
-            members("no split within 60 s", &first, &second)
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    let split = || assigned(0) == Some(2.0) && assigned(1) == Some(2.0);
+    wait_for("the split", &split, &first, &second);
     // The first leaves while it copies: its partitions go to the second.
     kr::signal(first.child.as_ref().expect("the first runs"), "INT");
     let r1 = first.wait(Duration::from_secs(60));
     assert_eq!(r1.code, 0, "{r1:?}");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while assigned(1) != Some(4.0) {
-        assert!(
-            Instant::now() < deadline,
-            "{}",
-            members("the second did not take all within 60 s", &first, &second)
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    let all = || assigned(1) == Some(4.0);
+    wait_for("the second takes all", &all, &first, &second);
     drop(writer);
     let src = common::read_all(&a.bootstrap, t);
     let ends: Vec<i64> = (0..4)
